@@ -1,0 +1,181 @@
+// `npm run bench`: fairdice against bare fastify, trpc-to-openapi's own adapter, rpg-dice-roller,
+// crypto.randomInt and Math.random, interleaved round by round; a table, or with --json one object.
+// Only ratios from one run mean anything: the machine is shared and its speed drifts.
+import { cpus, loadavg } from 'node:os';
+import { parseArgs } from 'node:util';
+import { fairdiceRoll, rpgDiceRollerRoll, samplerContenders, useCryptoEngineForRpgDiceRoller } from './bench/contenders.js';
+import { checkScenario, type HttpRun, loadServer, type ServerHandle, startServer } from './bench/http.js';
+import { interleave } from './bench/micro.js';
+import { type BenchReport, buildReport, formatReport, type HttpScenarioRounds, type RawResults } from './bench/report.js';
+import { roundOrder } from './bench/stats.js';
+import { ENGINE_FORMULAS, HTTP_SCENARIOS, SAMPLER_SIDES, type ServerKind } from './bench/workloads.js';
+
+const PARTS = ['http', 'engine', 'sampler'] as const;
+type Part = (typeof PARTS)[number];
+
+interface BenchConfig {
+  readonly rounds: number;
+  /** Load per scenario per round, and the unrecorded warm-up before round one. */
+  readonly httpSeconds: number;
+  readonly httpWarmupSeconds: number;
+  readonly connections: number;
+  readonly maxRequestsPerRun: number;
+  /** Time slice per in-process contender per round. */
+  readonly sliceMs: number;
+}
+
+// Full: about 75 s of HTTP load and 25 s in process, so `npm run bench` ends within 3 minutes.
+const FULL: BenchConfig = {
+  rounds: 7,
+  httpSeconds: 1.5,
+  httpWarmupSeconds: 2,
+  connections: 10,
+  maxRequestsPerRun: 300_000,
+  sliceMs: 300,
+};
+const QUICK: BenchConfig = {
+  rounds: 3,
+  httpSeconds: 0.75,
+  httpWarmupSeconds: 1,
+  connections: 10,
+  maxRequestsPerRun: 150_000,
+  sliceMs: 100,
+};
+
+// The rate limit stays on (it is part of every request's cost) but cannot trip during the load.
+const FAIRDICE_ENV: NodeJS.ProcessEnv = {
+  RATE_LIMIT_MAX: String(1_000_000_000),
+  RATE_LIMIT_WINDOW_MS: '60000',
+  LOG_LEVEL: 'info',
+  NODE_ENV: 'production',
+};
+
+function log(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+async function runHttp(config: BenchConfig, profile: boolean): Promise<Record<string, HttpScenarioRounds>> {
+  const kinds = [...new Set(HTTP_SCENARIOS.map((scenario) => scenario.server))];
+  const servers = new Map<ServerKind, ServerHandle>();
+  try {
+    for (const kind of kinds) {
+      servers.set(
+        kind,
+        await startServer(kind, {
+          nodeFlags: profile ? ['--cpu-prof', '--cpu-prof-dir=profiles', `--cpu-prof-name=server-${kind}.cpuprofile`] : [],
+          env: kind === 'bareFastify' ? { NODE_ENV: 'production' } : FAIRDICE_ENV,
+          // A request log line per request goes to /dev/null: paid for, as in production, but not shown.
+          quietStdout: kind !== 'bareFastify',
+        }),
+      );
+    }
+    const serverOf = (kind: ServerKind) => servers.get(kind)!;
+    for (const scenario of HTTP_SCENARIOS) await checkScenario(serverOf(scenario.server), scenario);
+    const load = { connections: config.connections, maxRequests: config.maxRequestsPerRun };
+    log(`HTTP: warming up ${HTTP_SCENARIOS.length} scenarios for ${config.httpWarmupSeconds} s each`);
+    for (const scenario of HTTP_SCENARIOS) {
+      await loadServer(serverOf(scenario.server), scenario, { ...load, seconds: config.httpWarmupSeconds });
+    }
+    const rounds = new Map<string, HttpRun[]>(HTTP_SCENARIOS.map((scenario) => [scenario.name, []]));
+    for (let round = 0; round < config.rounds; round++) {
+      const line: string[] = [];
+      for (const scenario of roundOrder(HTTP_SCENARIOS, round)) {
+        const run = await loadServer(serverOf(scenario.server), scenario, { ...load, seconds: config.httpSeconds });
+        if (run.non2xx > 0 || run.errors > 0) {
+          throw new Error(`${scenario.name}: ${run.non2xx} non-2xx answers and ${run.errors} errors under load`);
+        }
+        rounds.get(scenario.name)!.push(run);
+        line.push(`${scenario.name} ${Math.round(run.requestsPerSecond)}`);
+      }
+      log(`HTTP round ${round + 1}/${config.rounds}: ${line.join(', ')} req/s`);
+    }
+    return Object.fromEntries(
+      HTTP_SCENARIOS.map((scenario) => [
+        scenario.name,
+        {
+          label: scenario.label,
+          method: scenario.method,
+          path: scenario.path,
+          server: scenario.server,
+          rounds: rounds.get(scenario.name)!,
+        },
+      ]),
+    );
+  } finally {
+    await Promise.all([...servers.values()].map((server) => server.stop()));
+  }
+}
+
+function runEngine(config: BenchConfig): NonNullable<RawResults['engine']> {
+  useCryptoEngineForRpgDiceRoller();
+  const engine: Record<string, { label: string; rounds: Record<string, number[]> }> = {};
+  for (const { name, formula } of ENGINE_FORMULAS) {
+    const rounds = interleave([fairdiceRoll(formula), rpgDiceRollerRoll(formula)], config.rounds, config.sliceMs);
+    engine[name] = { label: `parse+roll ${formula}`, rounds };
+    log(`engine ${formula}: fairdice ${rounds.fairdice!.map(Math.round).join(' ')}; rpg-dice-roller ${rounds.rpgDiceRoller!.map(Math.round).join(' ')}`);
+  }
+  return engine;
+}
+
+function runSampler(config: BenchConfig): NonNullable<RawResults['sampler']> {
+  const rounds = interleave(samplerContenders(SAMPLER_SIDES), config.rounds, config.sliceMs);
+  log(`sampler d${SAMPLER_SIDES}: ${Object.entries(rounds).map(([name, r]) => `${name} ${Math.round(r[Math.floor(r.length / 2)]!)}`).join(', ')}`);
+  return { label: `d${SAMPLER_SIDES} dice`, rounds };
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+      profile: { type: 'boolean', default: false },
+      only: { type: 'string' },
+      rounds: { type: 'string' },
+    },
+    strict: true,
+  });
+  const base = values.quick ? QUICK : FULL;
+  const config: BenchConfig = values.rounds ? { ...base, rounds: Number.parseInt(values.rounds, 10) } : base;
+  if (!Number.isInteger(config.rounds) || config.rounds < 1) throw new Error('--rounds takes a positive integer');
+  const parts = new Set<Part>(
+    values.only ? (values.only.split(',').map((part) => part.trim()) as Part[]) : PARTS,
+  );
+  for (const part of parts) if (!PARTS.includes(part)) throw new Error(`--only takes ${PARTS.join(',')}`);
+
+  const started = Date.now();
+  const raw: { -readonly [K in keyof RawResults]: RawResults[K] } = {};
+  // In-process parts first, while no server child competes for the two cores.
+  if (parts.has('sampler')) raw.sampler = runSampler(config);
+  if (parts.has('engine')) raw.engine = runEngine(config);
+  if (parts.has('http')) raw.http = await runHttp(config, values.profile);
+
+  const cpuList = cpus();
+  const report: BenchReport = buildReport(raw, {
+    date: new Date(),
+    machine: {
+      cpus: cpuList.length,
+      cpuModel: cpuList[0]?.model.trim() ?? 'unknown',
+      node: process.version,
+      platform: `${process.platform}-${process.arch}`,
+      loadAverage1m: Number(loadavg()[0]!.toFixed(2)),
+    },
+    config: {
+      mode: values.quick ? 'quick' : 'full',
+      ...config,
+      parts: [...parts].join(','),
+      loadGenerator: 'autocannon in the bench process; each server in its own child process',
+      seconds: Math.round((Date.now() - started) / 1000),
+    },
+  });
+  if (values.json) {
+    log(formatReport(report));
+    process.stdout.write(`${JSON.stringify(report)}\n`);
+  } else {
+    process.stdout.write(`${formatReport(report)}\n`);
+  }
+}
+
+main().catch((error: unknown) => {
+  log(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,65 @@
+// The in-process contenders: fairdice's engine against @dice-roller/rpg-dice-roller on a
+// cryptographic engine, and fairdice's pooled sampler against crypto.randomInt and Math.random.
+import { randomInt } from 'node:crypto';
+import { DiceRoll, NumberGenerator } from '@dice-roller/rpg-dice-roller';
+import { cryptoRandom, roll } from '../../dist/index.js';
+import type { MicroContender } from './micro.js';
+
+/** rpg-dice-roller draws through random-js; its nodeCrypto engine reads node:crypto, as fairdice does. */
+export function useCryptoEngineForRpgDiceRoller(): void {
+  NumberGenerator.generator.engine = NumberGenerator.engines.nodeCrypto;
+}
+
+/** Parse and roll, every iteration: the text goes through the parser each time, no cached AST. */
+export function fairdiceRoll(formula: string): MicroContender {
+  const request = { formula };
+  const options = { random: cryptoRandom };
+  return {
+    name: 'fairdice',
+    run(iterations) {
+      let sum = 0;
+      for (let i = 0; i < iterations; i++) sum += roll(request, options).total;
+      return sum;
+    },
+  };
+}
+
+export function rpgDiceRollerRoll(formula: string): MicroContender {
+  return {
+    name: 'rpgDiceRoller',
+    run(iterations) {
+      let sum = 0;
+      for (let i = 0; i < iterations; i++) sum += new DiceRoll(formula).total;
+      return sum;
+    },
+  };
+}
+
+export function samplerContenders(sides: number): MicroContender[] {
+  return [
+    {
+      name: 'pooledSampler',
+      run(iterations) {
+        let sum = 0;
+        for (let i = 0; i < iterations; i++) sum += cryptoRandom.die(sides);
+        return sum;
+      },
+    },
+    {
+      name: 'randomInt',
+      run(iterations) {
+        let sum = 0;
+        for (let i = 0; i < iterations; i++) sum += randomInt(1, sides + 1);
+        return sum;
+      },
+    },
+    {
+      name: 'mathRandom',
+      run(iterations) {
+        let sum = 0;
+        for (let i = 0; i < iterations; i++) sum += Math.floor(Math.random() * sides) + 1;
+        return sum;
+      },
+    },
+  ];
+}

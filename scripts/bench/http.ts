@@ -1,0 +1,153 @@
+// The HTTP half of the benchmark: one child process per server under test, autocannon in this
+// process as the load generator, and latencies timed here per response (autocannon's own
+// histogram rounds to whole milliseconds, too coarse for loopback replies).
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import type { ChildMessage, ParentMessage } from './server-child.js';
+import { percentile } from './stats.js';
+import type { HttpScenario, ServerKind } from './workloads.js';
+
+const CHILD_SCRIPT = fileURLToPath(new URL('./server-child.ts', import.meta.url));
+
+export interface ServerHandle {
+  readonly kind: ServerKind;
+  readonly port: number;
+  cpuMicros(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Extra node flags for the child, e.g. --cpu-prof. */
+  readonly nodeFlags?: readonly string[];
+  readonly env?: NodeJS.ProcessEnv;
+  /** Send the child's stdout (its request log) to /dev/null instead of our stderr. */
+  readonly quietStdout?: boolean;
+}
+
+function waitForMessage<T extends ChildMessage['type']>(
+  child: ChildProcess,
+  type: T,
+  timeoutMs: number,
+): Promise<Extract<ChildMessage, { type: T }>> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => finish(new Error(`server child sent no '${type}' in ${timeoutMs} ms`)), timeoutMs);
+    const onMessage = (message: ChildMessage): void => {
+      if (message.type === type) finish(undefined, message as Extract<ChildMessage, { type: T }>);
+      else if (message.type === 'failed') finish(new Error(`server child failed: ${message.message}`));
+    };
+    const onExit = (code: number | null): void => finish(new Error(`server child exited (${code}) early`));
+    function finish(error?: Error, message?: Extract<ChildMessage, { type: T }>): void {
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+      if (error) reject(error);
+      else resolve(message!);
+    }
+    child.on('message', onMessage);
+    child.on('exit', onExit);
+  });
+}
+
+export async function startServer(kind: ServerKind, options: StartOptions = {}): Promise<ServerHandle> {
+  const child = spawn(process.execPath, [...(options.nodeFlags ?? []), '--import', 'tsx', CHILD_SCRIPT, kind], {
+    // Never to our stdout: with --json, stdout carries the one JSON object only.
+    stdio: ['ignore', options.quietStdout ? 'ignore' : 2, 2, 'ipc'],
+    env: { ...process.env, ...options.env },
+  });
+  const ready = await waitForMessage(child, 'ready', 30_000);
+  const post = (message: ParentMessage): void => {
+    child.send(message);
+  };
+  return {
+    kind,
+    port: ready.port,
+    async cpuMicros() {
+      const reply = waitForMessage(child, 'cpu', 5_000);
+      post({ type: 'cpu' });
+      const usage = await reply;
+      return usage.userMicros + usage.systemMicros;
+    },
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = once(child, 'exit');
+      post({ type: 'shutdown' });
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+export interface HttpRun {
+  readonly requestsPerSecond: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  /** Server CPU time (user + system) per answered request: independent of the load generator's speed. */
+  readonly serverCpuMicrosPerRequest: number;
+  readonly requests: number;
+  readonly non2xx: number;
+  readonly errors: number;
+}
+
+export interface LoadOptions {
+  readonly seconds: number;
+  readonly connections: number;
+  /** Hard cap on requests per run, so a run is bounded in count as well as time. */
+  readonly maxRequests: number;
+}
+
+export async function loadServer(server: ServerHandle, scenario: HttpScenario, load: LoadOptions): Promise<HttpRun> {
+  let latencies = new Float64Array(1 << 16);
+  let count = 0;
+  const cpuBefore = await server.cpuMicros();
+  const instance = autocannon({
+    url: `http://127.0.0.1:${server.port}${scenario.path}`,
+    method: scenario.method,
+    connections: load.connections,
+    pipelining: 1,
+    duration: load.seconds,
+    maxOverallRequests: load.maxRequests,
+    timeout: 10,
+    ...(scenario.body === undefined
+      ? {}
+      : { body: JSON.stringify(scenario.body), headers: { 'content-type': 'application/json' } }),
+  });
+  instance.on('response', (_client, _status, _bytes, responseTime) => {
+    if (count === latencies.length) {
+      const grown = new Float64Array(latencies.length * 2);
+      grown.set(latencies);
+      latencies = grown;
+    }
+    latencies[count++] = responseTime;
+  });
+  const result = await instance;
+  const cpuAfter = await server.cpuMicros();
+  const answered = result.requests.total;
+  const seconds = result.duration;
+  return {
+    requestsPerSecond: answered / seconds,
+    p50Ms: count > 0 ? percentile(latencies, 0.5, count) : Number.NaN,
+    p99Ms: count > 0 ? percentile(latencies, 0.99, count) : Number.NaN,
+    serverCpuMicrosPerRequest: answered > 0 ? (cpuAfter - cpuBefore) / answered : Number.NaN,
+    requests: answered,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+}
+
+/** One request, checked, before any load: a wrong status would otherwise be benchmarked as speed. */
+export async function checkScenario(server: ServerHandle, scenario: HttpScenario): Promise<void> {
+  const response = await fetch(`http://127.0.0.1:${server.port}${scenario.path}`, {
+    method: scenario.method,
+    ...(scenario.body === undefined
+      ? {}
+      : { body: JSON.stringify(scenario.body), headers: { 'content-type': 'application/json' } }),
+  });
+  const text = await response.text();
+  if (response.status !== 200) {
+    throw new Error(`${scenario.name}: ${scenario.method} ${scenario.path} answered ${response.status}: ${text}`);
+  }
+  JSON.parse(text);
+}

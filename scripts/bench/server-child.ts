@@ -1,0 +1,59 @@
+// One server under load, in its own process so the load generator never shares its event loop.
+// Started by the bench with the server kind as argument; talks to the parent over the IPC channel.
+import Fastify, { type FastifyInstance } from 'fastify';
+import { BARE_REPLY, SERVER_KINDS, type ServerKind } from './workloads.js';
+
+export type ChildMessage =
+  | { type: 'ready'; port: number }
+  | { type: 'cpu'; userMicros: number; systemMicros: number }
+  | { type: 'failed'; message: string };
+export type ParentMessage = { type: 'cpu' } | { type: 'shutdown' };
+
+async function buildBareFastify(): Promise<FastifyInstance> {
+  // Fastify's defaults (no logger, no plugins): the ceiling any fastify route can reach here.
+  const app = Fastify();
+  app.get('/v1/roll', async () => BARE_REPLY);
+  return app;
+}
+
+async function build(kind: ServerKind): Promise<FastifyInstance> {
+  switch (kind) {
+    case 'bareFastify':
+      return buildBareFastify();
+    default:
+      throw new Error(`server kind ${kind} is not available yet`);
+  }
+}
+
+function send(message: ChildMessage): void {
+  process.send?.(message);
+}
+
+async function main(): Promise<void> {
+  const kind = process.argv[2] as ServerKind;
+  if (!SERVER_KINDS.includes(kind)) throw new Error(`unknown server kind: ${String(kind)}`);
+  if (!process.send) throw new Error('server-child runs under the bench, with an IPC channel');
+  const app = await build(kind);
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('no TCP address');
+
+  process.on('message', (message: ParentMessage) => {
+    if (message.type === 'cpu') {
+      const usage = process.cpuUsage();
+      send({ type: 'cpu', userMicros: usage.user, systemMicros: usage.system });
+    } else if (message.type === 'shutdown') {
+      // A normal exit, so that --cpu-prof writes its profile.
+      void app.close().finally(() => process.exit(0));
+    }
+  });
+  // The parent died: do not outlive it.
+  process.on('disconnect', () => process.exit(0));
+  send({ type: 'ready', port: address.port });
+}
+
+main().catch((error: unknown) => {
+  send({ type: 'failed', message: error instanceof Error ? error.message : String(error) });
+  process.exitCode = 1;
+  setTimeout(() => process.exit(1), 100);
+});

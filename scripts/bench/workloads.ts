@@ -1,0 +1,83 @@
+// What the benchmark sends and rolls: the HTTP scenarios, the engine formulas and the server kinds.
+// One list, read by the bench, the server child and the unit test, so they cannot drift apart.
+
+/** The processes under load: fairdice itself, a bare fastify route, and trpc-to-openapi's adapter. */
+export const SERVER_KINDS = ['fairdice', 'bareFastify', 'trpcToOpenapi'] as const;
+export type ServerKind = (typeof SERVER_KINDS)[number];
+
+export interface HttpScenario {
+  /** Key in the JSON report. */
+  readonly name: string;
+  /** What a reader sees in the table. */
+  readonly label: string;
+  readonly server: ServerKind;
+  readonly method: 'GET' | 'POST';
+  readonly path: string;
+  readonly body?: unknown;
+}
+
+const batchOf20 = {
+  rolls: Array.from({ length: 20 }, (_, i) => ({ formula: ['1d20+5', '2d6', '1d8+3', '4d6kh3'][i % 4]! })),
+};
+
+/** Every scenario runs once per round, in an order rotated each round. */
+export const HTTP_SCENARIOS: readonly HttpScenario[] = [
+  {
+    name: 'bareFastify',
+    label: 'bare fastify GET /v1/roll (static JSON)',
+    server: 'bareFastify',
+    method: 'GET',
+    path: '/v1/roll?formula=1d20',
+  },
+  {
+    name: 'rollGet',
+    label: 'fairdice GET /v1/roll?formula=1d20',
+    server: 'fairdice',
+    method: 'GET',
+    path: '/v1/roll?formula=1d20',
+  },
+  {
+    name: 'trpcToOpenapiGet',
+    label: 'trpc-to-openapi adapter GET /v1/roll?formula=1d20',
+    server: 'trpcToOpenapi',
+    method: 'GET',
+    path: '/v1/roll?formula=1d20',
+  },
+  {
+    name: 'rollPost',
+    label: 'fairdice POST /v1/roll 4d6kh3+2 fire, bonuses, tags',
+    server: 'fairdice',
+    method: 'POST',
+    path: '/v1/roll',
+    body: { formula: '4d6kh3+2 fire', bonuses: [2, '1d4'], tags: ['fire', 'cold'] },
+  },
+  {
+    name: 'rollBatch',
+    label: 'fairdice POST /v1/roll/batch (20 small rolls)',
+    server: 'fairdice',
+    method: 'POST',
+    path: '/v1/roll/batch',
+    body: batchOf20,
+  },
+  {
+    name: 'rollGet1000d6',
+    label: 'fairdice GET /v1/roll?formula=1000d6',
+    server: 'fairdice',
+    method: 'GET',
+    path: '/v1/roll?formula=1000d6',
+  },
+];
+
+/** The static body of the bare fastify route: about the size of a small roll's reply. */
+export const BARE_REPLY = { formula: '1d20', total: 11, advantageState: 'normal' } as const;
+
+/** Formulas for the in-process engine comparison; `name` goes into the ratio's key. */
+export const ENGINE_FORMULAS = [
+  { name: '1d20', formula: '1d20+5' },
+  { name: '4d6kh3', formula: '4d6kh3+2' },
+  { name: '999d6', formula: '999d6' },
+  { name: '10d10p', formula: '10d10!p' },
+] as const;
+
+/** The die the random sources race on. */
+export const SAMPLER_SIDES = 20;

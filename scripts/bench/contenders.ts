@@ -1,13 +1,26 @@
 // The in-process contenders: fairdice's engine against @dice-roller/rpg-dice-roller on a
 // cryptographic engine, and fairdice's pooled sampler against crypto.randomInt and Math.random.
 import { randomInt } from 'node:crypto';
-import { DiceRoll, NumberGenerator } from '@dice-roller/rpg-dice-roller';
+import { createRequire } from 'node:module';
 import { cryptoRandom, roll } from '../../dist/index.js';
 import type { MicroContender } from './micro.js';
 
-/** rpg-dice-roller draws through random-js; its nodeCrypto engine reads node:crypto, as fairdice does. */
+// The CommonJS build: in the ES module build, random-js's nodeCrypto engine calls `require`, which
+// does not exist there, so every roll on that engine throws.
+const { DiceRoll, NumberGenerator } = createRequire(import.meta.url)(
+  '@dice-roller/rpg-dice-roller',
+) as typeof import('@dice-roller/rpg-dice-roller');
+
+/**
+ * rpg-dice-roller draws through random-js; its nodeCrypto engine reads node:crypto (a buffer of
+ * 128 words per refill), as fairdice's sampler does. Checked here, so a broken engine fails loudly.
+ */
 export function useCryptoEngineForRpgDiceRoller(): void {
   NumberGenerator.generator.engine = NumberGenerator.engines.nodeCrypto;
+  const word: unknown = NumberGenerator.generator.engine.next();
+  if (typeof word !== 'number' || NumberGenerator.generator.engine !== NumberGenerator.engines.nodeCrypto) {
+    throw new Error('rpg-dice-roller is not drawing from its nodeCrypto engine');
+  }
 }
 
 /** Parse and roll, every iteration: the text goes through the parser each time, no cached AST. */

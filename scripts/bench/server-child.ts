@@ -1,6 +1,12 @@
 // One server under load, in its own process so the load generator never shares its event loop.
 // Started by the bench with the server kind as argument; talks to the parent over the IPC channel.
 import Fastify, { type FastifyInstance } from 'fastify';
+import { fastifyTRPCOpenApiPlugin } from 'trpc-to-openapi';
+import type { DiceContext } from '../../dist/api/trpc.js';
+import { loadConfig } from '../../dist/config.js';
+import { buildApp } from '../../dist/http/app.js';
+import { appRouter } from '../../dist/api/router.js';
+import { cryptoRandom, LIMITS } from '../../dist/index.js';
 import { BARE_REPLY, SERVER_KINDS, type ServerKind } from './workloads.js';
 
 export type ChildMessage =
@@ -16,12 +22,31 @@ async function buildBareFastify(): Promise<FastifyInstance> {
   return app;
 }
 
+/**
+ * The same router behind trpc-to-openapi's own fastify adapter, with nothing else registered (no
+ * rate limit, CORS or logger): whatever it loses to fairdice is the adapter's own cost.
+ */
+async function buildTrpcToOpenapi(): Promise<FastifyInstance> {
+  const app = Fastify();
+  const context: DiceContext = {
+    log: { warn() {} },
+    random: cryptoRandom,
+    dicePerRoll: LIMITS.dicePerRoll,
+    dicePerBatch: LIMITS.dicePerBatch,
+  };
+  await app.register(fastifyTRPCOpenApiPlugin, { router: appRouter, createContext: () => context });
+  return app;
+}
+
 async function build(kind: ServerKind): Promise<FastifyInstance> {
   switch (kind) {
     case 'bareFastify':
       return buildBareFastify();
-    default:
-      throw new Error(`server kind ${kind} is not available yet`);
+    case 'trpcToOpenapi':
+      return buildTrpcToOpenapi();
+    case 'fairdice':
+      // The configuration comes from the environment the bench sets, exactly as `npm start` reads it.
+      return buildApp(loadConfig(process.env));
   }
 }
 

@@ -3,12 +3,29 @@
 // Only ratios from one run mean anything: the machine is shared and its speed drifts.
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import { fairdiceRoll, rpgDiceRollerRoll, samplerContenders, useCryptoEngineForRpgDiceRoller } from './bench/contenders.js';
+import {
+  fairdiceRoll,
+  rpgDiceRollerRoll,
+  samplerContenders,
+  useCryptoEngineForRpgDiceRoller,
+} from './bench/contenders.js';
 import { checkScenario, type HttpRun, loadServer, type ServerHandle, startServer } from './bench/http.js';
 import { interleave } from './bench/micro.js';
-import { type BenchReport, buildReport, formatReport, type HttpScenarioRounds, type RawResults } from './bench/report.js';
+import {
+  type BenchReport,
+  buildReport,
+  formatReport,
+  type HttpScenarioRounds,
+  type RawResults,
+} from './bench/report.js';
 import { roundOrder } from './bench/stats.js';
-import { ENGINE_FORMULAS, HTTP_SCENARIOS, SAMPLER_SIDES, type ServerKind } from './bench/workloads.js';
+import {
+  ENGINE_FORMULAS,
+  HTTP_SCENARIOS,
+  type HttpScenario,
+  SAMPLER_SIDES,
+  type ServerKind,
+} from './bench/workloads.js';
 
 const PARTS = ['http', 'engine', 'sampler'] as const;
 type Part = (typeof PARTS)[number];
@@ -20,8 +37,9 @@ interface BenchConfig {
   readonly httpWarmupSeconds: number;
   readonly connections: number;
   readonly maxRequestsPerRun: number;
-  /** Time slice per in-process contender per round. */
+  /** Time slice per in-process contender per round, and its unrecorded warm-up. */
   readonly sliceMs: number;
+  readonly warmupMs: number;
 }
 
 // Full: about 75 s of HTTP load and 25 s in process, so `npm run bench` ends within 3 minutes.
@@ -32,6 +50,7 @@ const FULL: BenchConfig = {
   connections: 10,
   maxRequestsPerRun: 300_000,
   sliceMs: 300,
+  warmupMs: 1000,
 };
 const QUICK: BenchConfig = {
   rounds: 3,
@@ -40,6 +59,7 @@ const QUICK: BenchConfig = {
   connections: 10,
   maxRequestsPerRun: 150_000,
   sliceMs: 100,
+  warmupMs: 400,
 };
 
 // The rate limit stays on (it is part of every request's cost) but cannot trip during the load.
@@ -54,15 +74,20 @@ function log(line: string): void {
   process.stderr.write(`${line}\n`);
 }
 
-async function runHttp(config: BenchConfig, profile: boolean): Promise<Record<string, HttpScenarioRounds>> {
-  const kinds = [...new Set(HTTP_SCENARIOS.map((scenario) => scenario.server))];
+async function runHttp(
+  config: BenchConfig,
+  profile: boolean,
+  scenarios: readonly HttpScenario[],
+): Promise<Record<string, HttpScenarioRounds>> {
+  const kinds = [...new Set(scenarios.map((scenario) => scenario.server))];
   const servers = new Map<ServerKind, ServerHandle>();
   try {
     for (const kind of kinds) {
       servers.set(
         kind,
         await startServer(kind, {
-          nodeFlags: profile ? ['--cpu-prof', '--cpu-prof-dir=profiles', `--cpu-prof-name=server-${kind}.cpuprofile`] : [],
+          // One folder per server: every thread (tsx's loader has its own) writes a profile there.
+          nodeFlags: profile ? ['--cpu-prof', `--cpu-prof-dir=profiles/server-${kind}`] : [],
           env: kind === 'bareFastify' ? { NODE_ENV: 'production' } : FAIRDICE_ENV,
           // A request log line per request goes to /dev/null: paid for, as in production, but not shown.
           quietStdout: kind !== 'bareFastify',
@@ -70,19 +95,24 @@ async function runHttp(config: BenchConfig, profile: boolean): Promise<Record<st
       );
     }
     const serverOf = (kind: ServerKind) => servers.get(kind)!;
-    for (const scenario of HTTP_SCENARIOS) await checkScenario(serverOf(scenario.server), scenario);
+    for (const scenario of scenarios) await checkScenario(serverOf(scenario.server), scenario);
     const load = { connections: config.connections, maxRequests: config.maxRequestsPerRun };
-    log(`HTTP: warming up ${HTTP_SCENARIOS.length} scenarios for ${config.httpWarmupSeconds} s each`);
-    for (const scenario of HTTP_SCENARIOS) {
+    log(`HTTP: warming up ${scenarios.length} scenarios for ${config.httpWarmupSeconds} s each`);
+    for (const scenario of scenarios) {
       await loadServer(serverOf(scenario.server), scenario, { ...load, seconds: config.httpWarmupSeconds });
     }
-    const rounds = new Map<string, HttpRun[]>(HTTP_SCENARIOS.map((scenario) => [scenario.name, []]));
+    const rounds = new Map<string, HttpRun[]>(scenarios.map((scenario) => [scenario.name, []]));
     for (let round = 0; round < config.rounds; round++) {
       const line: string[] = [];
-      for (const scenario of roundOrder(HTTP_SCENARIOS, round)) {
-        const run = await loadServer(serverOf(scenario.server), scenario, { ...load, seconds: config.httpSeconds });
+      for (const scenario of roundOrder(scenarios, round)) {
+        const run = await loadServer(serverOf(scenario.server), scenario, {
+          ...load,
+          seconds: config.httpSeconds,
+        });
         if (run.non2xx > 0 || run.errors > 0) {
-          throw new Error(`${scenario.name}: ${run.non2xx} non-2xx answers and ${run.errors} errors under load`);
+          throw new Error(
+            `${scenario.name}: ${run.non2xx} non-2xx answers and ${run.errors} errors under load`,
+          );
         }
         rounds.get(scenario.name)!.push(run);
         line.push(`${scenario.name} ${Math.round(run.requestsPerSecond)}`);
@@ -90,7 +120,7 @@ async function runHttp(config: BenchConfig, profile: boolean): Promise<Record<st
       log(`HTTP round ${round + 1}/${config.rounds}: ${line.join(', ')} req/s`);
     }
     return Object.fromEntries(
-      HTTP_SCENARIOS.map((scenario) => [
+      scenarios.map((scenario) => [
         scenario.name,
         {
           label: scenario.label,
@@ -110,16 +140,27 @@ function runEngine(config: BenchConfig): NonNullable<RawResults['engine']> {
   useCryptoEngineForRpgDiceRoller();
   const engine: Record<string, { label: string; rounds: Record<string, number[]> }> = {};
   for (const { name, formula } of ENGINE_FORMULAS) {
-    const rounds = interleave([fairdiceRoll(formula), rpgDiceRollerRoll(formula)], config.rounds, config.sliceMs);
+    const rounds = interleave(
+      [fairdiceRoll(formula), rpgDiceRollerRoll(formula)],
+      config.rounds,
+      config.sliceMs,
+      config.warmupMs,
+    );
     engine[name] = { label: `parse+roll ${formula}`, rounds };
-    log(`engine ${formula}: fairdice ${rounds.fairdice!.map(Math.round).join(' ')}; rpg-dice-roller ${rounds.rpgDiceRoller!.map(Math.round).join(' ')}`);
+    log(
+      `engine ${formula}: fairdice ${rounds.fairdice!.map(Math.round).join(' ')}; rpg-dice-roller ${rounds.rpgDiceRoller!.map(Math.round).join(' ')}`,
+    );
   }
   return engine;
 }
 
 function runSampler(config: BenchConfig): NonNullable<RawResults['sampler']> {
-  const rounds = interleave(samplerContenders(SAMPLER_SIDES), config.rounds, config.sliceMs);
-  log(`sampler d${SAMPLER_SIDES}: ${Object.entries(rounds).map(([name, r]) => `${name} ${Math.round(r[Math.floor(r.length / 2)]!)}`).join(', ')}`);
+  const rounds = interleave(samplerContenders(SAMPLER_SIDES), config.rounds, config.sliceMs, config.warmupMs);
+  log(
+    `sampler d${SAMPLER_SIDES}: ${Object.entries(rounds)
+      .map(([name, r]) => `${name} ${Math.round(r[Math.floor(r.length / 2)]!)}`)
+      .join(', ')}`,
+  );
   return { label: `d${SAMPLER_SIDES} dice`, rounds };
 }
 
@@ -131,23 +172,33 @@ async function main(): Promise<void> {
       profile: { type: 'boolean', default: false },
       only: { type: 'string' },
       rounds: { type: 'string' },
+      scenarios: { type: 'string' },
     },
     strict: true,
   });
   const base = values.quick ? QUICK : FULL;
   const config: BenchConfig = values.rounds ? { ...base, rounds: Number.parseInt(values.rounds, 10) } : base;
-  if (!Number.isInteger(config.rounds) || config.rounds < 1) throw new Error('--rounds takes a positive integer');
+  if (!Number.isInteger(config.rounds) || config.rounds < 1)
+    throw new Error('--rounds takes a positive integer');
   const parts = new Set<Part>(
     values.only ? (values.only.split(',').map((part) => part.trim()) as Part[]) : PARTS,
   );
   for (const part of parts) if (!PARTS.includes(part)) throw new Error(`--only takes ${PARTS.join(',')}`);
+  // For profiling one route: --scenarios rollGet loads only that scenario's server.
+  const scenarioNames = values.scenarios?.split(',').map((name) => name.trim());
+  const scenarios = scenarioNames
+    ? HTTP_SCENARIOS.filter((s) => scenarioNames.includes(s.name))
+    : HTTP_SCENARIOS;
+  if (scenarioNames && scenarios.length !== scenarioNames.length) {
+    throw new Error(`--scenarios takes ${HTTP_SCENARIOS.map((s) => s.name).join(',')}`);
+  }
 
   const started = Date.now();
   const raw: { -readonly [K in keyof RawResults]: RawResults[K] } = {};
   // In-process parts first, while no server child competes for the two cores.
   if (parts.has('sampler')) raw.sampler = runSampler(config);
   if (parts.has('engine')) raw.engine = runEngine(config);
-  if (parts.has('http')) raw.http = await runHttp(config, values.profile);
+  if (parts.has('http')) raw.http = await runHttp(config, values.profile, scenarios);
 
   const cpuList = cpus();
   const report: BenchReport = buildReport(raw, {

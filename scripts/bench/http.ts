@@ -32,7 +32,10 @@ function waitForMessage<T extends ChildMessage['type']>(
   timeoutMs: number,
 ): Promise<Extract<ChildMessage, { type: T }>> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => finish(new Error(`server child sent no '${type}' in ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(
+      () => finish(new Error(`server child sent no '${type}' in ${timeoutMs} ms`)),
+      timeoutMs,
+    );
     const onMessage = (message: ChildMessage): void => {
       if (message.type === type) finish(undefined, message as Extract<ChildMessage, { type: T }>);
       else if (message.type === 'failed') finish(new Error(`server child failed: ${message.message}`));
@@ -51,11 +54,15 @@ function waitForMessage<T extends ChildMessage['type']>(
 }
 
 export async function startServer(kind: ServerKind, options: StartOptions = {}): Promise<ServerHandle> {
-  const child = spawn(process.execPath, [...(options.nodeFlags ?? []), '--import', 'tsx', CHILD_SCRIPT, kind], {
-    // Never to our stdout: with --json, stdout carries the one JSON object only.
-    stdio: ['ignore', options.quietStdout ? 'ignore' : 2, 2, 'ipc'],
-    env: { ...process.env, ...options.env },
-  });
+  const child = spawn(
+    process.execPath,
+    [...(options.nodeFlags ?? []), '--import', 'tsx', CHILD_SCRIPT, kind],
+    {
+      // Never to our stdout: with --json, stdout carries the one JSON object only.
+      stdio: ['ignore', options.quietStdout ? 'ignore' : 2, 2, 'ipc'],
+      env: { ...process.env, ...options.env },
+    },
+  );
   const ready = await waitForMessage(child, 'ready', 30_000);
   const post = (message: ParentMessage): void => {
     child.send(message);
@@ -98,23 +105,33 @@ export interface LoadOptions {
   readonly maxRequests: number;
 }
 
-export async function loadServer(server: ServerHandle, scenario: HttpScenario, load: LoadOptions): Promise<HttpRun> {
+export async function loadServer(
+  server: ServerHandle,
+  scenario: HttpScenario,
+  load: LoadOptions,
+): Promise<HttpRun> {
   let latencies = new Float64Array(1 << 16);
   let count = 0;
   const cpuBefore = await server.cpuMicros();
-  const instance = autocannon({
-    url: `http://127.0.0.1:${server.port}${scenario.path}`,
-    method: scenario.method,
-    connections: load.connections,
-    pipelining: 1,
-    duration: load.seconds,
-    maxOverallRequests: load.maxRequests,
-    timeout: 10,
-    ...(scenario.body === undefined
-      ? {}
-      : { body: JSON.stringify(scenario.body), headers: { 'content-type': 'application/json' } }),
+  let instance: autocannon.Instance | undefined;
+  const finished = new Promise<autocannon.Result>((resolve, reject) => {
+    instance = autocannon(
+      {
+        url: `http://127.0.0.1:${server.port}${scenario.path}`,
+        method: scenario.method,
+        connections: load.connections,
+        pipelining: 1,
+        duration: load.seconds,
+        maxOverallRequests: load.maxRequests,
+        timeout: 10,
+        ...(scenario.body === undefined
+          ? {}
+          : { body: JSON.stringify(scenario.body), headers: { 'content-type': 'application/json' } }),
+      },
+      (error: unknown, result) => (error ? reject(error) : resolve(result)),
+    );
   });
-  instance.on('response', (_client, _status, _bytes, responseTime) => {
+  instance!.on('response', (_client, _status, _bytes, responseTime) => {
     if (count === latencies.length) {
       const grown = new Float64Array(latencies.length * 2);
       grown.set(latencies);
@@ -122,7 +139,7 @@ export async function loadServer(server: ServerHandle, scenario: HttpScenario, l
     }
     latencies[count++] = responseTime;
   });
-  const result = await instance;
+  const result = await finished;
   const cpuAfter = await server.cpuMicros();
   const answered = result.requests.total;
   const seconds = result.duration;
@@ -147,7 +164,9 @@ export async function checkScenario(server: ServerHandle, scenario: HttpScenario
   });
   const text = await response.text();
   if (response.status !== 200) {
-    throw new Error(`${scenario.name}: ${scenario.method} ${scenario.path} answered ${response.status}: ${text}`);
+    throw new Error(
+      `${scenario.name}: ${scenario.method} ${scenario.path} answered ${response.status}: ${text}`,
+    );
   }
   JSON.parse(text);
 }

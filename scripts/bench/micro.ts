@@ -35,18 +35,20 @@ export function opsPerSecond(contender: MicroContender, sliceMs: number): number
 }
 
 /**
- * Runs every contender once per round for `sliceMs` (after one unrecorded warm-up slice each) and
- * returns each contender's operations per second, round by round.
+ * Runs every contender once per round for `sliceMs` (after an unrecorded warm-up of `warmupMs`
+ * each, long enough for the optimising compiler to finish) and returns each contender's
+ * operations per second, round by round.
  */
 export function interleave(
   contenders: readonly MicroContender[],
   rounds: number,
   sliceMs: number,
+  warmupMs = sliceMs,
 ): Record<string, number[]> {
   const perRound: Record<string, number[]> = {};
   for (const contender of contenders) {
     perRound[contender.name] = [];
-    opsPerSecond(contender, sliceMs);
+    opsPerSecond(contender, warmupMs);
   }
   for (let round = 0; round < rounds; round++) {
     for (const contender of roundOrder(contenders, round)) {

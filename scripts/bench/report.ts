@@ -100,7 +100,10 @@ export function computeRatios(raw: RawResults): Record<string, number> {
   const bare = http.bareFastify?.rounds;
   const trpc = http.trpcToOpenapiGet?.rounds;
   if (rollGet && bare) {
-    ratios.rollGetVsBareFastify = ratioOfRounds(column(rollGet, 'requestsPerSecond'), column(bare, 'requestsPerSecond'));
+    ratios.rollGetVsBareFastify = ratioOfRounds(
+      column(rollGet, 'requestsPerSecond'),
+      column(bare, 'requestsPerSecond'),
+    );
     ratios.rollGetP99VsBareFastify = ratioOfRounds(column(rollGet, 'p99Ms'), column(bare, 'p99Ms'));
     // Server CPU per request, bare's over ours: the same question, blind to the load generator's ceiling.
     ratios.rollGetCpuVsBareFastify = ratioOfRounds(
@@ -109,7 +112,10 @@ export function computeRatios(raw: RawResults): Record<string, number> {
     );
   }
   if (rollGet && trpc) {
-    ratios.rollGetVsTrpcToOpenapi = ratioOfRounds(column(rollGet, 'requestsPerSecond'), column(trpc, 'requestsPerSecond'));
+    ratios.rollGetVsTrpcToOpenapi = ratioOfRounds(
+      column(rollGet, 'requestsPerSecond'),
+      column(trpc, 'requestsPerSecond'),
+    );
   }
   for (const [name, pair] of Object.entries(raw.engine ?? {})) {
     const ours = pair.rounds.fairdice;
@@ -156,9 +162,13 @@ export function buildReport(
   }
   const summariseMicro = (pair: MicroPair) => ({
     label: pair.label,
-    contenders: Object.fromEntries(Object.entries(pair.rounds).map(([name, rounds]) => [name, summarise(rounds)])),
+    contenders: Object.fromEntries(
+      Object.entries(pair.rounds).map(([name, rounds]) => [name, summarise(rounds)]),
+    ),
   });
-  const engine = Object.fromEntries(Object.entries(raw.engine ?? {}).map(([name, pair]) => [name, summariseMicro(pair)]));
+  const engine = Object.fromEntries(
+    Object.entries(raw.engine ?? {}).map(([name, pair]) => [name, summariseMicro(pair)]),
+  );
   const ratios = computeRatios(raw);
   const targets = checkTargets(ratios);
   return {
@@ -217,20 +227,23 @@ export function formatReport(report: BenchReport): string {
       ),
     );
   }
-  const micro = [
-    ...Object.values(report.engine),
-    ...(report.sampler ? [report.sampler] : []),
-  ].flatMap((pair) =>
-    Object.entries(pair.contenders).map(([name, summary]) => [
-      `${pair.label}: ${name}`,
-      thousands(summary.median),
-      percent(summary.spread),
-    ]),
+  const micro = [...Object.values(report.engine), ...(report.sampler ? [report.sampler] : [])].flatMap(
+    (pair) =>
+      Object.entries(pair.contenders).map(([name, summary]) => [
+        `${pair.label}: ${name}`,
+        thousands(summary.median),
+        percent(summary.spread),
+      ]),
   );
   if (micro.length > 0) parts.push(table(['in process', 'ops/s', 'spread'], micro));
   const ratioRows = Object.entries(report.ratios).map(([name, value]) => {
     const check = report.targets[name];
-    return [name, fixed(value, 2), check ? check.target : '(info)', check ? (check.pass ? 'PASS' : 'FAIL') : ''];
+    return [
+      name,
+      fixed(value, 2),
+      check ? check.target : '(info)',
+      check ? (check.pass ? 'PASS' : 'FAIL') : '',
+    ];
   });
   if (ratioRows.length > 0) parts.push(table(['ratio', 'value', 'target', ''], ratioRows));
   const failed = Object.entries(report.targets).filter(([, check]) => !check.pass);

@@ -26,7 +26,9 @@ export function spread(values: readonly number[]): number {
  */
 export function ratioOfRounds(ours: readonly number[], theirs: readonly number[]): number {
   if (ours.length === 0 || ours.length !== theirs.length) {
-    throw new RangeError(`ratio needs the same non-zero number of rounds (${ours.length} vs ${theirs.length})`);
+    throw new RangeError(
+      `ratio needs the same non-zero number of rounds (${ours.length} vs ${theirs.length})`,
+    );
   }
   return median(ours.map((value, round) => value / theirs[round]!));
 }

@@ -27,10 +27,16 @@ const raw: RawResults = {
   http: {
     bareFastify: scenario('bareFastify', httpRounds([40_000, 30_000, 44_000], [1, 1, 1], [20, 20, 20])),
     rollGet: scenario('fairdice', httpRounds([24_000, 12_000, 22_000], [1.5, 2.5, 1.8], [30, 40, 38])),
-    trpcToOpenapiGet: scenario('trpcToOpenapi', httpRounds([4_000, 4_000, 5_000], [9, 9, 9], [200, 200, 200])),
+    trpcToOpenapiGet: scenario(
+      'trpcToOpenapi',
+      httpRounds([4_000, 4_000, 5_000], [9, 9, 9], [200, 200, 200]),
+    ),
   },
   engine: {
-    '4d6kh3': { label: 'parse+roll 4d6kh3+2', rounds: { fairdice: [600, 500, 700], rpgDiceRoller: [100, 100, 100] } },
+    '4d6kh3': {
+      label: 'parse+roll 4d6kh3+2',
+      rounds: { fairdice: [600, 500, 700], rpgDiceRoller: [100, 100, 100] },
+    },
     '999d6': { label: 'parse+roll 999d6', rounds: { fairdice: [90, 80, 100], rpgDiceRoller: [10, 10, 10] } },
   },
   sampler: {
@@ -58,7 +64,11 @@ describe('buildReport', () => {
   });
 
   it('marks each target pass or fail and the whole run by its worst', () => {
-    expect(report.targets.rollGetVsBareFastify).toEqual({ target: '>= 0.5', value: report.ratios.rollGetVsBareFastify, pass: true });
+    expect(report.targets.rollGetVsBareFastify).toEqual({
+      target: '>= 0.5',
+      value: report.ratios.rollGetVsBareFastify,
+      pass: true,
+    });
     expect(report.targets.rollGetP99VsBareFastify?.pass).toBe(true);
     expect(report.targets.engine999d6VsRpgDiceRoller?.pass).toBe(false);
     expect(report.targets.samplerVsMathRandom?.pass).toBe(false);
@@ -90,7 +100,10 @@ describe('buildReport', () => {
       { engine: raw.engine! },
       { date: new Date(0), machine: { cpus: 2 }, config: { rounds: 3 } },
     );
-    expect(Object.keys(engineOnly.ratios).sort()).toEqual(['engine4d6kh3VsRpgDiceRoller', 'engine999d6VsRpgDiceRoller']);
+    expect(Object.keys(engineOnly.ratios).sort()).toEqual([
+      'engine4d6kh3VsRpgDiceRoller',
+      'engine999d6VsRpgDiceRoller',
+    ]);
     expect(engineOnly.sampler).toBeNull();
   });
 });

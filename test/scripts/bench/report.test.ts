@@ -113,7 +113,13 @@ describe('interleave', () => {
     let calls = 0;
     const rounds = interleave(
       [
-        { name: 'a', run: (n) => ((calls += n), n) },
+        {
+          name: 'a',
+          run: (n) => {
+            calls += n;
+            return n;
+          },
+        },
         { name: 'b', run: (n) => n * 2 },
       ],
       3,

@@ -1,5 +1,5 @@
-// In-process throughput of small functions (engine rolls, random draws), interleaved round by
-// round: each contender gets one time slice per round, in an order rotated every round.
+// In-process throughput of small functions (engine rolls, random draws) per CPU second,
+// interleaved round by round: each contender gets one slice per round, in an order rotated every round.
 import { performance } from 'node:perf_hooks';
 import { roundOrder } from './stats.js';
 
@@ -15,23 +15,32 @@ export function sinkValue(): number {
   return sink;
 }
 
+/** CPU time of this process (all its threads, user + system), in milliseconds. */
+function cpuMs(): number {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
+}
+
 /**
- * Operations per second over one slice. Batches grow until one takes about a millisecond, so the
- * clock is read rarely; the whole slice counts, including the growing batches.
+ * Operations per CPU second over one slice of `sliceMs` of CPU time. CPU time, not wall time: on
+ * a shared machine another process taking the core stretches the wall clock but not the work
+ * done per CPU second, so rounds disagree far less. (A wall-clock cap still bounds the slice.)
+ * Batches grow until one takes about a millisecond, so the clocks are read rarely.
  */
 export function opsPerSecond(contender: MicroContender, sliceMs: number): number {
   let batch = 1;
   let operations = 0;
-  const start = performance.now();
-  let now = start;
-  while (now - start < sliceMs) {
-    const batchStart = now;
+  const wallStart = performance.now();
+  const cpuStart = cpuMs();
+  let cpu = 0;
+  while (cpu < sliceMs && performance.now() - wallStart < sliceMs * 5) {
+    const batchStart = cpu;
     sink = (sink + contender.run(batch)) | 0;
     operations += batch;
-    now = performance.now();
-    if (now - batchStart < 1 && batch < 1 << 24) batch *= 2;
+    cpu = cpuMs() - cpuStart;
+    if (cpu - batchStart < 1 && batch < 1 << 24) batch *= 2;
   }
-  return (operations * 1000) / (now - start);
+  return (operations * 1000) / Math.max(cpu, 0.001);
 }
 
 /**

@@ -8,18 +8,29 @@ import type { RandomSource } from './types.js';
 const POOL_WORDS = 16_384;
 
 /**
- * Turns uniform raw words of `wordBits` bits into uniform dice by rejection sampling: of the
- * 2^wordBits possible words, only the first `limit = range - range % sides` are used (an exact
- * multiple of `sides`), so every face is hit by exactly `limit / sides` words; the rest are
- * rejected and redrawn. A die therefore never favours low faces, whatever its number of sides.
+ * Turns uniform raw words of `wordBits` bits into uniform dice by rejection sampling, never by a
+ * bare modulo. Two exact methods, chosen by the size of the die:
+ * - Multiply (Lemire, "Fast random integer generation in an interval", 2019), whenever
+ *   `word * sides` stays below 2^53 so the double arithmetic is exact (every die up to 2^21 sides
+ *   with 32-bit words): the face is the high part of `word * sides`; words whose low part falls
+ *   below `threshold = 2^wordBits % sides` are rejected, which leaves exactly
+ *   `floor(2^wordBits / sides)` words for every face. No division per die: about four times the
+ *   speed of a floating-point modulo, which is what a 32-bit word in `%` costs in V8.
+ * - Modulo, for larger dice: only the first `limit = range - range % sides` words are used (an
+ *   exact multiple of `sides`), so every face is hit by exactly `limit / sides` words.
+ * A die therefore never favours any face, whatever its number of sides.
  */
 export class WordSampler implements RandomSource {
   readonly range: number;
   private readonly pool: Uint32Array;
   private next: number;
-  /** The last sides asked for and its acceptance limit: dice of a group share their sides. */
+  /** Largest die the multiply method handles exactly: `word * sides` must stay below 2^53. */
+  private readonly multiplyMaxSides: number;
+  /** The last sides asked for and its rejection bound: dice of a group share their sides. */
   private cachedSides = 0;
-  private cachedLimit = 0;
+  private cachedMultiply = true;
+  /** Multiply: reject a low part below this. Modulo: reject a word at or above this. */
+  private cachedBound = 0;
 
   constructor(
     private readonly refill: (pool: Uint32Array) => void,
@@ -30,6 +41,7 @@ export class WordSampler implements RandomSource {
       throw new RangeError('wordBits must be an integer from 1 to 32');
     }
     this.range = 2 ** wordBits;
+    this.multiplyMaxSides = 2 ** (53 - wordBits);
     this.pool = new Uint32Array(poolWords);
     // Start exhausted, so the first die fills the pool (no randomness is drawn at import time).
     this.next = poolWords;
@@ -38,15 +50,28 @@ export class WordSampler implements RandomSource {
   /** A uniform integer in [1, sides]; sides is an integer from 1 to 2^wordBits. */
   die(sides: number): number {
     if (sides !== this.cachedSides) this.accept(sides);
-    const limit = this.cachedLimit;
+    const bound = this.cachedBound;
+    const range = this.range;
     const pool = this.pool;
+    if (this.cachedMultiply) {
+      for (;;) {
+        if (this.next === pool.length) {
+          this.refill(pool);
+          this.next = 0;
+        }
+        const scaled = pool[this.next++]! * sides;
+        // Division by a power of two is exact in doubles; so is the low part below.
+        const face = Math.floor(scaled / range);
+        if (scaled - face * range >= bound) return face + 1;
+      }
+    }
     for (;;) {
       if (this.next === pool.length) {
         this.refill(pool);
         this.next = 0;
       }
       const word = pool[this.next++]!;
-      if (word < limit) return (word % sides) + 1;
+      if (word < bound) return (word % sides) + 1;
     }
   }
 
@@ -55,7 +80,8 @@ export class WordSampler implements RandomSource {
       throw new RangeError(`sides must be an integer from 1 to ${this.range}`);
     }
     this.cachedSides = sides;
-    this.cachedLimit = this.range - (this.range % sides);
+    this.cachedMultiply = sides <= this.multiplyMaxSides;
+    this.cachedBound = this.cachedMultiply ? this.range % sides : this.range - (this.range % sides);
   }
 }
 

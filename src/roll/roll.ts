@@ -92,29 +92,43 @@ function throwDie(random: RandomSource, sides: number): number {
 
 function rollGroup(plan: GroupPlan, random: RandomSource): DieGroup {
   const { sides, count, explode, rerollLimit, rerollLow, rerollHigh } = plan;
-  const results: number[] = [];
+  let results: number[];
 
-  // Throw every die: rerolled-away throws, the final throw, then explosion extras.
-  for (let d = 0; d < count; d++) {
-    let face = throwDie(random, sides);
-    for (let rerolls = 0; rerolls < rerollLimit && face >= rerollLow && face <= rerollHigh; rerolls++) {
-      results.push(face);
-      face = throwDie(random, sides);
+  if (rerollLimit === 0 && explode === ExplodeRule.None) {
+    // The common case (`1d20`, `4d6kh3`, `999d6`): one throw per die, so die d is results[d].
+    // Sized once instead of grown by push, and no chain bookkeeping per die.
+    results = new Array<number>(count);
+    for (let d = 0; d < count; d++) {
+      const face = throwDie(random, sides);
+      results[d] = face;
+      chainStart[d] = d;
+      chainEnd[d] = d + 1;
+      dieValue[d] = face;
     }
-    chainStart[d] = results.length;
-    results.push(face);
-    let value = face;
-    if (explode !== ExplodeRule.None && face === sides) {
-      const penalty = explode === ExplodeRule.Penetrate ? 1 : 0;
-      let raw = face;
-      for (let extras = 0; extras < EXPLODE_CAP && raw === sides; extras++) {
-        raw = throwDie(random, sides);
-        results.push(raw - penalty);
-        value += raw - penalty;
+  } else {
+    results = [];
+    // Throw every die: rerolled-away throws, the final throw, then explosion extras.
+    for (let d = 0; d < count; d++) {
+      let face = throwDie(random, sides);
+      for (let rerolls = 0; rerolls < rerollLimit && face >= rerollLow && face <= rerollHigh; rerolls++) {
+        results.push(face);
+        face = throwDie(random, sides);
       }
+      chainStart[d] = results.length;
+      results.push(face);
+      let value = face;
+      if (explode !== ExplodeRule.None && face === sides) {
+        const penalty = explode === ExplodeRule.Penetrate ? 1 : 0;
+        let raw = face;
+        for (let extras = 0; extras < EXPLODE_CAP && raw === sides; extras++) {
+          raw = throwDie(random, sides);
+          results.push(raw - penalty);
+          value += raw - penalty;
+        }
+      }
+      chainEnd[d] = results.length;
+      dieValue[d] = value;
     }
-    chainEnd[d] = results.length;
-    dieValue[d] = value;
   }
 
   const keptDice = selectKept(plan.keep, plan.keepAmount, count);
@@ -126,8 +140,8 @@ function rollGroup(plan: GroupPlan, random: RandomSource): DieGroup {
   let sum = 0;
   if (keptDice === count && rerollLimit === 0) {
     keptFlags = new Array<boolean>(length).fill(true);
-    kept = results.slice();
     for (let d = 0; d < count; d++) sum += dieValue[d]!;
+    kept = sortedDescending(results, sides);
   } else {
     keptFlags = new Array<boolean>(length).fill(false);
     kept = [];
@@ -140,8 +154,8 @@ function rollGroup(plan: GroupPlan, random: RandomSource): DieGroup {
         kept.push(results[i]!);
       }
     }
+    sortDescending(kept, sides);
   }
-  sortDescending(kept, sides);
 
   let naturalHigh = false;
   let naturalLow = false;
@@ -209,6 +223,24 @@ function byValueDescending(a: number, b: number): number {
 
 function byValueAscending(a: number, b: number): number {
   return dieValue[a]! - dieValue[b]! || a - b;
+}
+
+/** A copy of `values` (each in 0..sides) highest first; counted straight into the copy when the die is small. */
+function sortedDescending(values: readonly number[], sides: number): number[] {
+  const n = values.length;
+  if (n <= 24 || sides > COUNTING_SORT_SIDES) {
+    const copy = values.slice();
+    sortDescending(copy, sides);
+    return copy;
+  }
+  faceCounts.fill(0, 0, sides + 1);
+  for (let i = 0; i < n; i++) faceCounts[values[i]!]!++;
+  const sorted = new Array<number>(n);
+  let i = 0;
+  for (let face = sides; face >= 0; face--) {
+    for (let c = faceCounts[face]!; c > 0; c--) sorted[i++] = face;
+  }
+  return sorted;
 }
 
 /** Sorts throws (each in 0..sides) highest first, by counting when the die is small. */

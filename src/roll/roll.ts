@@ -38,6 +38,8 @@ const dieValue = new Float64Array(SCRATCH_DICE);
 const dieKept = new Uint8Array(SCRATCH_DICE);
 /** Dice indices ordered for keep/drop. */
 const order = new Int32Array(SCRATCH_DICE);
+/** Groups up to this many dice are ordered for keep/drop by insertion sort. */
+const SMALL_GROUP = 16;
 /** Face counts for sorting `kept` of dice with few sides. */
 const COUNTING_SORT_SIDES = 4096;
 const faceCounts = new Uint32Array(COUNTING_SORT_SIDES + 1);
@@ -209,10 +211,26 @@ function selectKept(rule: KeepRule, amount: number, count: number): number {
     }
     dieKept[best] = mark;
   } else {
-    for (let d = 0; d < count; d++) order[d] = d;
-    const chosen = order.subarray(0, count);
-    chosen.sort(highestFirst ? byValueDescending : byValueAscending);
-    for (let i = 0; i < amount; i++) dieKept[chosen[i]!] = mark;
+    if (count <= SMALL_GROUP) {
+      // A few dice (4d6kh3): an insertion sort in place beats a typed-array view and a
+      // comparator callback per comparison. Stable, so ties keep the earlier die first.
+      const sign = highestFirst ? -1 : 1;
+      for (let d = 0; d < count; d++) {
+        const value = sign * dieValue[d]!;
+        let at = d;
+        while (at > 0 && sign * dieValue[order[at - 1]!]! > value) {
+          order[at] = order[at - 1]!;
+          at--;
+        }
+        order[at] = d;
+      }
+      for (let i = 0; i < amount; i++) dieKept[order[i]!] = mark;
+    } else {
+      for (let d = 0; d < count; d++) order[d] = d;
+      const chosen = order.subarray(0, count);
+      chosen.sort(highestFirst ? byValueDescending : byValueAscending);
+      for (let i = 0; i < amount; i++) dieKept[chosen[i]!] = mark;
+    }
   }
   return keeping ? amount : count - amount;
 }

@@ -26,13 +26,19 @@ const formulaText = () =>
   });
 
 export const BonusSchema = z
-  .union([
-    z.number().int(),
-    z.string().min(LIMITS.bonusMinLength).max(LIMITS.bonusMaxLength).meta({
-      description: 'A formula fragment added with a leading + implied: terms only, no tag.',
-      example: '1d4',
-    }),
-  ])
+  .union(
+    [
+      z.number().int(),
+      z.string().min(LIMITS.bonusMinLength).max(LIMITS.bonusMaxLength).meta({
+        description: 'A formula fragment added with a leading + implied: terms only, no tag.',
+        example: '1d4',
+      }),
+    ],
+    {
+      // Read by the invalid_request message: "bonuses[1] must be an integer or ...".
+      error: `must be an integer or a formula fragment of ${LIMITS.bonusMinLength} to ${LIMITS.bonusMaxLength} characters.`,
+    },
+  )
   .meta({ description: 'An integer flat modifier, or a formula fragment (terms only).', example: 2 });
 
 export const TagSchema = z

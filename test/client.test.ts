@@ -16,7 +16,9 @@ describe('fairdice/client', () => {
   it('imports nothing but @trpc/client at run time', () => {
     const built = new URL('dist/client.js', root);
     expect(existsSync(built), 'run `npm run build` first (npm test does)').toBe(true);
-    const imports = [...readFileSync(built, 'utf8').matchAll(/^import .* from ['"]([^'"]+)['"]/gm)].map((m) => m[1]);
+    const imports = [...readFileSync(built, 'utf8').matchAll(/^import .* from ['"]([^'"]+)['"]/gm)].map(
+      (m) => m[1],
+    );
     expect(imports).toEqual(['@trpc/client']);
   });
 });

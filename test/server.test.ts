@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 const serverJs = fileURLToPath(new URL('../dist/server.js', import.meta.url));
 
 function start(env: Record<string, string>): ChildProcess {
-  if (!existsSync(serverJs)) throw new Error('dist/server.js is missing: run `npm run build` (npm test does)');
+  if (!existsSync(serverJs))
+    throw new Error('dist/server.js is missing: run `npm run build` (npm test does)');
   return spawn(process.execPath, [serverJs], {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -55,7 +56,11 @@ describe('the server process', () => {
           port,
           method: 'POST',
           path: '/v1/roll',
-          headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked', connection: 'close' },
+          headers: {
+            'content-type': 'application/json',
+            'transfer-encoding': 'chunked',
+            connection: 'close',
+          },
         });
         req.on('response', (res) => {
           let body = '';

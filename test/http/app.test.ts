@@ -524,3 +524,82 @@ describe('CORS', () => {
     },
   );
 });
+
+describe('the engine through HTTP', () => {
+  let app: FastifyInstance;
+  beforeAll(async () => {
+    app = await makeApp();
+  });
+  afterAll(() => app.close());
+
+  it('answers tag only when the formula ends with a listed one', async () => {
+    const tagged = await app.inject({
+      method: 'POST',
+      url: '/v1/roll',
+      payload: { formula: '1d8+3 fire', tags: ['fire'] },
+    });
+    expect(tagged.statusCode).toBe(200);
+    expect(RollResponseSchema.parse(tagged.json()).tag).toBe('fire');
+    const unlisted = await app.inject({
+      method: 'POST',
+      url: '/v1/roll',
+      payload: { formula: '1d8+3 fire' },
+    });
+    expectError(unlisted, 400, 'invalid_formula');
+    expectError(await app.inject({ url: '/v1/roll?formula=2d6%20fire' }), 400, 'invalid_formula');
+  });
+
+  it('keep-highest flags every die', async () => {
+    const response = await app.inject({ url: '/v1/roll?formula=4d6kh3' });
+    const group = RollResponseSchema.parse(response.json()).dice[0];
+    expect(group?.results).toHaveLength(4);
+    expect(group?.keptFlags).toEqual([true, true, true, false]);
+    expect(group?.kept).toEqual([6, 6, 6]);
+    expect(group?.total).toBe(18);
+  });
+
+  it('a string bonus adds its dice group and its flat terms', async () => {
+    const response = await app.inject({
+      method: 'POST',
+      url: '/v1/roll',
+      payload: { formula: '1d20', bonuses: ['1d4+1', 2] },
+    });
+    const body = RollResponseSchema.parse(response.json());
+    expect(body.dice.map((group) => group.sides)).toEqual([20, 4]);
+    expect(body.modifiers).toEqual([1, 2]);
+    expect(body.total).toBe(27);
+    const broken = await app.inject({
+      method: 'POST',
+      url: '/v1/roll',
+      payload: { formula: '1d20', bonuses: [1, '1d'] },
+    });
+    expect(expectError(broken, 400, 'invalid_formula')).toMatch(/bonuses\[1\]/);
+  });
+
+  it('the per-roll dice limit counts every term', async () => {
+    expect((await app.inject({ url: '/v1/roll?formula=500d6%2B500d6' })).statusCode).toBe(200);
+    const message = expectError(
+      await app.inject({ url: '/v1/roll?formula=500d6%2B501d6' }),
+      400,
+      'invalid_formula',
+    );
+    expect(message).toMatch(/1000/);
+    expect(message).toMatch(/1001/);
+  });
+
+  it('an adv term plus advantage inside a batch names the item', async () => {
+    const response = await app.inject({
+      method: 'POST',
+      url: '/v1/roll/batch',
+      payload: { rolls: [{ formula: '1d6' }, { formula: '2d20adv', advantage: 'advantage' }] },
+    });
+    expect(expectError(response, 400, 'invalid_request')).toMatch(/rolls\[1\]/);
+  });
+
+  it('markup in a formula is described, never echoed', async () => {
+    for (const formula of ['2d6<script>', '<b>1d6</b>', '1d6>']) {
+      const response = await app.inject({ method: 'POST', url: '/v1/roll', payload: { formula } });
+      expectError(response, 400, 'invalid_formula');
+    }
+  });
+});

@@ -31,6 +31,13 @@ const ROLL_OPERATIONS = [
   ['post', '/v1/roll/batch'],
 ] as const;
 
+/** The operation at `method path`, failing the test when the document lacks it. */
+function operationOf(doc: Doc, method: string, path: string): Json {
+  const operation = doc.paths[path]?.[method];
+  if (operation === undefined) throw new Error(`the document has no ${method} ${path}`);
+  return operation;
+}
+
 function findKey(value: unknown, key: string): boolean {
   if (value === null || typeof value !== 'object') return false;
   if (key in value) return true;
@@ -51,7 +58,9 @@ describe('GET /openapi.json', () => {
 
   it('is a valid OpenAPI 3.1 document', async () => {
     const validator = new Validator();
-    const result = await validator.validate(structuredClone(doc) as object);
+    const result = await validator.validate(
+      structuredClone(doc) as unknown as Parameters<Validator['validate']>[0],
+    );
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect(doc.openapi).toBe('3.1.0');
@@ -113,15 +122,18 @@ describe('GET /openapi.json', () => {
 
   it('points request bodies and results at the named components', () => {
     const body = (method: string, path: string) =>
-      (doc.paths[path]?.[method]?.requestBody as { content: Record<string, { schema: Json }> }).content[
+      (operationOf(doc, method, path).requestBody as { content: Record<string, { schema: Json }> }).content[
         'application/json'
       ]?.schema;
     expect(body('post', '/v1/roll')).toEqual({ $ref: '#/components/schemas/RollRequest' });
     expect(body('post', '/v1/roll/batch')).toEqual({ $ref: '#/components/schemas/BatchRollRequest' });
     const ok = (method: string, path: string) =>
-      (doc.paths[path]?.[method]?.responses as Record<string, { content: Record<string, { schema: Json }> }>)[
-        '200'
-      ]?.content['application/json']?.schema;
+      (
+        operationOf(doc, method, path).responses as Record<
+          string,
+          { content: Record<string, { schema: Json }> }
+        >
+      )['200']?.content['application/json']?.schema;
     expect(ok('get', '/v1/roll')).toEqual({ $ref: '#/components/schemas/RollResponse' });
     expect(ok('post', '/v1/roll/batch')).toEqual({ $ref: '#/components/schemas/BatchRollResponse' });
     expect(ok('get', '/v1/health')).toEqual({ $ref: '#/components/schemas/HealthResponse' });
@@ -130,7 +142,7 @@ describe('GET /openapi.json', () => {
   it.each(ROLL_OPERATIONS)(
     '%s %s documents 200, 400, 413, 429 and 500, each error with its own schema',
     (method, path) => {
-      const responses = doc.paths[path]?.[method]?.responses as Record<
+      const responses = operationOf(doc, method, path).responses as Record<
         string,
         { content: Record<string, Json> }
       >;
@@ -160,7 +172,7 @@ describe('GET /openapi.json', () => {
 describe('every documented error example is a real response', () => {
   const exampleOf = (doc: Doc, status: number) =>
     (
-      doc.paths['/v1/roll']?.get?.responses as Record<
+      operationOf(doc, 'get', '/v1/roll').responses as Record<
         string,
         { content: Record<string, { example: unknown }> }
       >

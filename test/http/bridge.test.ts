@@ -11,7 +11,7 @@ import { expectError, maxRandom } from './helpers.js';
 
 const context: DiceContext = { log: { warn() {} }, random: maxRandom, dicePerRoll: 1000, dicePerBatch: 1000 };
 
-const meta = (path: string) => ({ openapi: { method: 'GET' as const, path, protect: false } });
+const meta = (path: `/${string}`) => ({ openapi: { method: 'GET' as const, path, protect: false } });
 const WordInput = z.strictObject({ word: z.string().max(5) });
 const WordOutput = z.strictObject({ word: z.string(), length: z.number().int() });
 

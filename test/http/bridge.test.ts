@@ -30,8 +30,8 @@ describe('REST bridge', () => {
         .meta(meta('/v1/measure'))
         .input(WordInput)
         .output(WordOutput)
-        .query(({ input, ctx, path, type }) => {
-          seen.push({ ctx: ctx === context, path, type });
+        .query(({ input, ctx, path }) => {
+          seen.push({ ctx: ctx === context, path });
           return { word: input.word, length: input.word.length };
         }),
       broken: publicProcedure
@@ -47,7 +47,7 @@ describe('REST bridge', () => {
       const ok = await app.inject({ url: '/v1/measure?word=hello' });
       expect(ok.statusCode).toBe(200);
       expect(ok.json()).toEqual({ word: 'hello', length: 5 });
-      expect(seen).toEqual([{ ctx: true, path: 'measure', type: 'query' }]);
+      expect(seen).toEqual([{ ctx: true, path: 'measure' }]);
       expectError(await app.inject({ url: '/v1/measure?word=toolong' }), 400, 'invalid_request');
       expectError(await app.inject({ url: '/v1/measure?word=hi&extra=1' }), 400, 'invalid_request');
       expect(seen).toHaveLength(1);

@@ -52,6 +52,16 @@ const FULL: BenchConfig = {
   sliceMs: 300,
   warmupMs: 1000,
 };
+// For the test that keeps this script from rotting: every part runs, the numbers mean nothing.
+const SMOKE: BenchConfig = {
+  rounds: 1,
+  httpSeconds: 0.2,
+  httpWarmupSeconds: 0.1,
+  connections: 2,
+  maxRequestsPerRun: 2_000,
+  sliceMs: 10,
+  warmupMs: 10,
+};
 const QUICK: BenchConfig = {
   rounds: 3,
   httpSeconds: 0.75,
@@ -82,18 +92,22 @@ async function runHttp(
   const kinds = [...new Set(scenarios.map((scenario) => scenario.server))];
   const servers = new Map<ServerKind, ServerHandle>();
   try {
-    for (const kind of kinds) {
-      servers.set(
-        kind,
-        await startServer(kind, {
+    // Started together: each child spends a second or so loading tsx and its modules.
+    const started = await Promise.allSettled(
+      kinds.map((kind) =>
+        startServer(kind, {
           // One folder per server: every thread (tsx's loader has its own) writes a profile there.
           nodeFlags: profile ? ['--cpu-prof', `--cpu-prof-dir=profiles/server-${kind}`] : [],
           env: kind === 'bareFastify' ? { NODE_ENV: 'production' } : FAIRDICE_ENV,
-          // A request log line per request goes to /dev/null: paid for, as in production, but not shown.
+          // The service's own log (pino, stdout) goes to /dev/null: written as in production, never shown.
           quietStdout: kind !== 'bareFastify',
         }),
-      );
-    }
+      ),
+    );
+    // Every child that did start is registered first, so `finally` stops it even if another failed.
+    for (const outcome of started)
+      if (outcome.status === 'fulfilled') servers.set(outcome.value.kind, outcome.value);
+    for (const outcome of started) if (outcome.status === 'rejected') throw outcome.reason;
     const serverOf = (kind: ServerKind) => servers.get(kind)!;
     for (const scenario of scenarios) await checkScenario(serverOf(scenario.server), scenario);
     const load = { connections: config.connections, maxRequests: config.maxRequestsPerRun };
@@ -168,6 +182,7 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       quick: { type: 'boolean', default: false },
+      smoke: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       profile: { type: 'boolean', default: false },
       only: { type: 'string' },
@@ -176,7 +191,7 @@ async function main(): Promise<void> {
     },
     strict: true,
   });
-  const base = values.quick ? QUICK : FULL;
+  const base = values.smoke ? SMOKE : values.quick ? QUICK : FULL;
   const config: BenchConfig = values.rounds ? { ...base, rounds: Number.parseInt(values.rounds, 10) } : base;
   if (!Number.isInteger(config.rounds) || config.rounds < 1)
     throw new Error('--rounds takes a positive integer');
@@ -211,7 +226,7 @@ async function main(): Promise<void> {
       loadAverage1m: Number(loadavg()[0]!.toFixed(2)),
     },
     config: {
-      mode: values.quick ? 'quick' : 'full',
+      mode: values.smoke ? 'smoke' : values.quick ? 'quick' : 'full',
       ...config,
       parts: [...parts].join(','),
       loadGenerator: 'autocannon in the bench process; each server in its own child process',

@@ -7,6 +7,7 @@ export interface HttpRound {
   readonly p50Ms: number;
   readonly p99Ms: number;
   readonly serverCpuMicrosPerRequest: number;
+  readonly loadCpuMicrosPerRequest: number;
   readonly requests: number;
   readonly non2xx: number;
   readonly errors: number;
@@ -65,6 +66,7 @@ export interface HttpSummary {
   readonly p50Ms: Summary;
   readonly p99Ms: Summary;
   readonly serverCpuMicrosPerRequest: Summary;
+  readonly loadCpuMicrosPerRequest: Summary;
   readonly rounds: readonly HttpRound[];
 }
 
@@ -157,6 +159,7 @@ export function buildReport(
       p50Ms: summarise(column(scenario.rounds, 'p50Ms')),
       p99Ms: summarise(column(scenario.rounds, 'p99Ms')),
       serverCpuMicrosPerRequest: summarise(column(scenario.rounds, 'serverCpuMicrosPerRequest')),
+      loadCpuMicrosPerRequest: summarise(column(scenario.rounds, 'loadCpuMicrosPerRequest')),
       rounds: scenario.rounds,
     };
   }
@@ -215,7 +218,7 @@ export function formatReport(report: BenchReport): string {
   if (Object.keys(report.http).length > 0) {
     parts.push(
       table(
-        ['HTTP', 'req/s', 'spread', 'p50 ms', 'p99 ms', 'server CPU us/req'],
+        ['HTTP', 'req/s', 'spread', 'p50 ms', 'p99 ms', 'server CPU us/req', 'autocannon CPU us/req'],
         Object.values(report.http).map((s) => [
           s.label,
           thousands(s.requestsPerSecond.median),
@@ -223,6 +226,7 @@ export function formatReport(report: BenchReport): string {
           fixed(s.p50Ms.median, 3),
           fixed(s.p99Ms.median, 3),
           fixed(s.serverCpuMicrosPerRequest.median, 1),
+          fixed(s.loadCpuMicrosPerRequest.median, 1),
         ]),
       ),
     );

@@ -9,6 +9,7 @@ function httpRounds(requestsPerSecond: number[], p99Ms: number[], cpu: number[])
     p50Ms: p99Ms[round]! / 4,
     p99Ms: p99Ms[round]!,
     serverCpuMicrosPerRequest: cpu[round]!,
+    loadCpuMicrosPerRequest: 30,
     requests: rps,
     non2xx: 0,
     errors: 0,

@@ -1,0 +1,149 @@
+// /docs in a real browser (Debian's Chromium, headless): the page renders the operations, asks no
+// host but this server, and its "try it" rolls dice against the same server.
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LIMITS } from '../../src/limits.js';
+import { buildFixtureApp } from './docs-fixture.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+// Without the networking flags Chromium's own background connections fail on a closed network
+// and show up as failed requests.
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+];
+
+const chromiumPresent = existsSync(CHROMIUM);
+if (!chromiumPresent) {
+  if (process.env.CI === 'true') {
+    throw new Error(`${CHROMIUM} is missing and CI=true: .ci/run must install chromium`);
+  }
+  console.warn(
+    [
+      '',
+      '#'.repeat(78),
+      `#  SKIPPING the /docs browser test: ${CHROMIUM} is not installed.`,
+      '#  Install it (apt-get install -y chromium) to run it; under CI=true it fails.',
+      '#'.repeat(78),
+      '',
+    ].join('\n'),
+  );
+}
+
+describe.skipIf(!chromiumPresent)('/docs in headless Chromium', () => {
+  let app: FastifyInstance;
+  let origin: string;
+  let userDataDir: string;
+  let screenshotDir: string;
+  let context: BrowserContext;
+  let page: Page;
+  const requested: string[] = [];
+  const failed: string[] = [];
+  const consoleErrors: string[] = [];
+  const limitedResponses: { url: string; remaining: number }[] = [];
+
+  beforeAll(async () => {
+    app = await buildFixtureApp();
+    origin = await app.listen({ host: '127.0.0.1', port: 0 });
+    userDataDir = await mkdtemp(join(tmpdir(), 'fairdice-chromium-'));
+    screenshotDir = await mkdtemp(join(tmpdir(), 'fairdice-docs-'));
+    context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      viewport: { width: 1280, height: 1000 },
+    });
+    context.on('request', (request) => {
+      requested.push(request.url());
+    });
+    context.on('requestfailed', (request) => {
+      failed.push(`${request.url()}: ${request.failure()?.errorText ?? 'failed'}`);
+    });
+    context.on('response', (response) => {
+      const header = response.headers()['x-ratelimit-remaining'];
+      if (header !== undefined) {
+        limitedResponses.push({ url: response.url(), remaining: Number(header) });
+      }
+    });
+    page = context.pages()[0] ?? (await context.newPage());
+    page.on('console', (message) => {
+      if (message.type() === 'error') consoleErrors.push(message.text());
+    });
+    page.on('pageerror', (error) => {
+      consoleErrors.push(`page error: ${error.message}`);
+    });
+  });
+
+  afterAll(async () => {
+    await context?.close();
+    await app?.close();
+    if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
+  });
+
+  it('renders every operation, asking nothing of any other host', async () => {
+    const response = await page.goto(`${origin}/docs`);
+    expect(response?.status()).toBe(200);
+    await page.locator('.opblock').first().waitFor();
+    await page.waitForLoadState('networkidle');
+
+    const summaries = await page.locator('.opblock-summary-path').allTextContents();
+    expect(summaries.map((text) => text.trim())).toEqual(
+      expect.arrayContaining(['/v1/roll', '/v1/roll/batch']),
+    );
+
+    expect(consoleErrors).toEqual([]);
+    expect(failed).toEqual([]);
+    const foreign = requested.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith('data:'));
+    expect(foreign).toEqual([]);
+    // The page and the document count against the limit; every asset is exempt.
+    expect(limitedResponses.map((entry) => new URL(entry.url).pathname)).toEqual(['/docs', '/openapi.json']);
+    expect(limitedResponses.map((entry) => entry.remaining)).toEqual([
+      LIMITS.rateLimitMax - 1,
+      LIMITS.rateLimitMax - 2,
+    ]);
+  });
+
+  it('rolls dice from the page with "try it" and shows the answer', async () => {
+    const operation = page.locator('.opblock-get', {
+      has: page.locator('.opblock-summary-path', { hasText: /^\/v1\/roll$/ }),
+    });
+    await operation.locator('.opblock-summary').click();
+    const formula = operation.locator('tr[data-param-name="formula"] input');
+    await formula.fill('2d6');
+
+    const rollResponse = page.waitForResponse((response) => new URL(response.url()).pathname === '/v1/roll');
+    await operation.locator('button.execute').click();
+    const answered = await rollResponse;
+    expect(answered.status()).toBe(200);
+    expect(new URL(answered.url()).origin).toBe(origin);
+    const body = (await answered.json()) as { total?: unknown };
+    expect(typeof body.total).toBe('number');
+
+    const liveResponse = operation.locator('.live-responses-table .response');
+    await liveResponse.waitFor();
+    expect((await liveResponse.locator('.response-col_status').textContent())?.trim()).toBe('200');
+    const shown = JSON.parse(
+      (await liveResponse.locator('.response-col_description pre').first().textContent()) ?? '',
+    );
+    expect(shown).toEqual(body);
+
+    const screenshot = join(screenshotDir, 'docs.png');
+    await page.screenshot({ path: screenshot, fullPage: true });
+    console.log(`/docs screenshot: ${screenshot}`);
+
+    expect(consoleErrors).toEqual([]);
+    expect(failed).toEqual([]);
+    expect(requested.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith('data:'))).toEqual([]);
+  });
+});

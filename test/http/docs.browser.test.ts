@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIMITS } from '../../src/limits.js';
 import { buildFixtureApp } from './docs-fixture.js';
@@ -23,6 +23,22 @@ const CHROMIUM_ARGS = [
   '--no-first-run',
   '--disable-quic',
 ];
+
+interface OpenApiOperation {
+  readonly parameters?: readonly { readonly name: string }[];
+  readonly requestBody?: unknown;
+  readonly responses: Record<string, unknown>;
+}
+interface OpenApiDocument {
+  readonly paths: Record<string, Record<string, OpenApiOperation>>;
+}
+
+/** Swagger UI's block for one operation, found by its method and exact path. */
+function operationBlock(page: Page, method: string, path: string): Locator {
+  return page.locator(`.opblock-${method}`, {
+    has: page.locator(`.opblock-summary-path[data-path="${path}"]`),
+  });
+}
 
 const chromiumPresent = existsSync(CHROMIUM);
 if (!chromiumPresent) {
@@ -52,6 +68,9 @@ describe.skipIf(!chromiumPresent)('/docs in headless Chromium', () => {
   const failed: string[] = [];
   const consoleErrors: string[] = [];
   const limitedResponses: { url: string; remaining: number }[] = [];
+  let openapi: OpenApiDocument;
+  const foreignRequests = (): string[] =>
+    requested.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith('data:'));
 
   beforeAll(async () => {
     app = await buildFixtureApp();
@@ -91,9 +110,13 @@ describe.skipIf(!chromiumPresent)('/docs in headless Chromium', () => {
     if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
   });
 
-  it('renders every operation, asking nothing of any other host', async () => {
+  it('loads the page and the document, asking nothing of any other host', async () => {
+    const documentResponse = page.waitForResponse(
+      (response) => new URL(response.url()).pathname === '/openapi.json',
+    );
     const response = await page.goto(`${origin}/docs`);
     expect(response?.status()).toBe(200);
+    openapi = (await (await documentResponse).json()) as OpenApiDocument;
     await page.locator('.opblock').first().waitFor();
     await page.waitForLoadState('networkidle');
 
@@ -104,8 +127,7 @@ describe.skipIf(!chromiumPresent)('/docs in headless Chromium', () => {
 
     expect(consoleErrors).toEqual([]);
     expect(failed).toEqual([]);
-    const foreign = requested.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith('data:'));
-    expect(foreign).toEqual([]);
+    expect(foreignRequests()).toEqual([]);
     // The page and the document count against the limit; every asset is exempt.
     expect(limitedResponses.map((entry) => new URL(entry.url).pathname)).toEqual(['/docs', '/openapi.json']);
     expect(limitedResponses.map((entry) => entry.remaining)).toEqual([
@@ -114,10 +136,35 @@ describe.skipIf(!chromiumPresent)('/docs in headless Chromium', () => {
     ]);
   });
 
+  it('renders every operation of the document with its parameters, body and responses', async () => {
+    const operations = Object.entries(openapi.paths).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, operation]) => ({ path, method, operation })),
+    );
+    expect(operations.length).toBeGreaterThanOrEqual(2);
+    for (const { path, method, operation } of operations) {
+      const block = operationBlock(page, method, path);
+      await expect.poll(() => block.count(), { message: `${method} ${path}` }).toBe(1);
+      await block.locator('.opblock-summary').click();
+      for (const parameter of operation.parameters ?? []) {
+        await block.locator(`tr[data-param-name="${parameter.name}"]`).waitFor();
+      }
+      if (operation.requestBody) {
+        await block.locator('.opblock-section-request-body').waitFor();
+      }
+      const codes = Object.keys(operation.responses);
+      expect(codes.length).toBeGreaterThan(0);
+      for (const code of codes) {
+        await block.locator(`.responses-table tr.response[data-code="${code}"]`).waitFor();
+      }
+      // Collapse again so the next test starts from the page as a reader first sees it.
+      await block.locator('.opblock-summary').click();
+      await block.locator('.opblock-body').waitFor({ state: 'detached' });
+    }
+    expect(consoleErrors).toEqual([]);
+  });
+
   it('rolls dice from the page with "try it" and shows the answer', async () => {
-    const operation = page.locator('.opblock-get', {
-      has: page.locator('.opblock-summary-path', { hasText: /^\/v1\/roll$/ }),
-    });
+    const operation = operationBlock(page, 'get', '/v1/roll');
     await operation.locator('.opblock-summary').click();
     const formula = operation.locator('tr[data-param-name="formula"] input');
     await formula.fill('2d6');
@@ -144,6 +191,6 @@ describe.skipIf(!chromiumPresent)('/docs in headless Chromium', () => {
 
     expect(consoleErrors).toEqual([]);
     expect(failed).toEqual([]);
-    expect(requested.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith('data:'))).toEqual([]);
+    expect(foreignRequests()).toEqual([]);
   });
 });

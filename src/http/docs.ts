@@ -62,14 +62,20 @@ function vendorAsset(fileName: string, contentType: string, isText: boolean): Do
   return makeAsset(fileName, contentType, body);
 }
 
+interface VendorAssets {
+  readonly bundle: DocsAsset;
+  readonly stylesheet: DocsAsset;
+  readonly favicon: DocsAsset;
+}
+
 // Read once per process, not once per app: tests build many apps and the bundle is ~1.7 MB.
-let vendorAssets: readonly DocsAsset[] | undefined;
-function loadVendorAssets(): readonly DocsAsset[] {
-  vendorAssets ??= [
-    vendorAsset('swagger-ui-bundle.js', 'text/javascript; charset=utf-8', true),
-    vendorAsset('swagger-ui.css', 'text/css; charset=utf-8', true),
-    vendorAsset('favicon-32x32.png', 'image/png', false),
-  ];
+let vendorAssets: VendorAssets | undefined;
+function loadVendorAssets(): VendorAssets {
+  vendorAssets ??= {
+    bundle: vendorAsset('swagger-ui-bundle.js', 'text/javascript; charset=utf-8', true),
+    stylesheet: vendorAsset('swagger-ui.css', 'text/css; charset=utf-8', true),
+    favicon: vendorAsset('favicon-32x32.png', 'image/png', false),
+  };
   return vendorAssets;
 }
 
@@ -149,10 +155,7 @@ function sendAsset(asset: DocsAsset, request: FastifyRequest, reply: FastifyRepl
 export const docsPlugin: FastifyPluginAsync<DocsOptions> = async (app, options) => {
   const routePrefix = options.routePrefix ?? '/docs';
   const title = options.title ?? 'API reference';
-  const [bundle, stylesheet, favicon] = loadVendorAssets();
-  if (bundle === undefined || stylesheet === undefined || favicon === undefined) {
-    throw new Error('swagger-ui-dist assets are missing');
-  }
+  const { bundle, stylesheet, favicon } = loadVendorAssets();
   const init = makeAsset(
     'docs-init.js',
     'text/javascript; charset=utf-8',
@@ -190,9 +193,7 @@ export const docsPlugin: FastifyPluginAsync<DocsOptions> = async (app, options) 
       .header('content-security-policy', DOCS_CONTENT_SECURITY_POLICY)
       .header('x-content-type-options', 'nosniff')
       .send(page);
+  // Only the bare path: a second route for `${routePrefix}/` would collide in an app that sets
+  // ignoreTrailingSlash, and fastify offers no typed way to ask whether it does.
   app.get(routePrefix, servePage);
-  // An app with ignoreTrailingSlash already answers the slashed form through the route above.
-  if (!app.hasRoute({ method: 'GET', url: `${routePrefix}/` })) {
-    app.get(`${routePrefix}/`, servePage);
-  }
 };

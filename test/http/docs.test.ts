@@ -1,11 +1,12 @@
 // The /docs plugin over HTTP without a browser: which routes exist, their cache headers, and which
 // requests count against the caller's rate limit.
 import { gunzipSync } from 'node:zlib';
-import type { FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   ASSET_CACHE_CONTROL,
   DOCS_CONTENT_SECURITY_POLICY,
+  docsPlugin,
   PAGE_CACHE_CONTROL,
 } from '../../src/http/docs.js';
 import { LIMITS } from '../../src/limits.js';
@@ -44,9 +45,6 @@ describe('GET /docs', () => {
       'swagger-ui-bundle.js',
       'docs-init.js',
     ]);
-    const slashed = await app.inject({ method: 'GET', url: '/docs/' });
-    expect(slashed.statusCode).toBe(200);
-    expect(slashed.body).toBe(page.body);
   });
 
   it('serves every asset with a year-long immutable cache and outside the rate limit', async () => {
@@ -120,5 +118,26 @@ describe('GET /docs', () => {
     const stale = await app.inject({ method: 'GET', url: '/docs/assets/0000000000000000/swagger-ui.css' });
     expect(stale.statusCode).toBe(404);
     expect(remaining(stale.headers)).toBe(LIMITS.rateLimitMax - 1);
+  });
+});
+
+describe('docsPlugin options', () => {
+  it('serves under another prefix, escapes the title, and coexists with ignoreTrailingSlash', async () => {
+    const app = Fastify({ routerOptions: { ignoreTrailingSlash: true } });
+    await app.register(docsPlugin, {
+      openapiUrl: '/spec.json',
+      routePrefix: '/reference',
+      title: 'Dice <&> "API"',
+    });
+    try {
+      const page = await app.inject({ method: 'GET', url: '/reference' });
+      expect(page.statusCode).toBe(200);
+      expect(page.body).toContain('<title>Dice &#60;&#38;&#62; &#34;API&#34;</title>');
+      expect(page.body).toMatch(/src="\/reference\/assets\/[0-9a-f]{16}\/docs-init\.js"/);
+      expect((await app.inject({ method: 'GET', url: '/reference/' })).statusCode).toBe(200);
+      expect((await app.inject({ method: 'GET', url: '/docs' })).statusCode).toBe(404);
+    } finally {
+      await app.close();
+    }
   });
 });

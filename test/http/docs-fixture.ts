@@ -48,6 +48,26 @@ export const sampleDocument = {
           '400': { description: 'Bad formula', content: { 'application/json': { schema: errorBody } } },
         },
       },
+      post: {
+        operationId: 'rollWith',
+        summary: 'Roll one formula from a JSON body',
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                properties: { formula: { type: 'string', example: '1d20+7' } },
+                required: ['formula'],
+              },
+            },
+          },
+        },
+        responses: {
+          '200': { description: 'The roll' },
+          '400': { description: 'Bad formula', content: { 'application/json': { schema: errorBody } } },
+        },
+      },
     },
     '/v1/roll/batch': {
       post: {
@@ -72,18 +92,25 @@ export const sampleDocument = {
   },
 };
 
+export const fixtureRateLimitMax = LIMITS.rateLimitMax;
+
+function rollOf(formula: string): { formula: string; total: number } | undefined {
+  const match = /^(\d+)d(\d+)(?:\+(\d+))?$/.exec(formula);
+  if (!match) return undefined;
+  return { formula, total: Number(match[1]) * Number(match[2]) + Number(match[3] ?? 0) };
+}
+
 export async function buildFixtureApp(): Promise<FastifyInstance> {
   const app = Fastify();
   await app.register(rateLimit, { max: LIMITS.rateLimitMax, timeWindow: LIMITS.rateLimitWindowMs });
   app.get('/openapi.json', async () => sampleDocument);
   app.get<{ Querystring: { formula?: string } }>('/v1/roll', async (request, reply) => {
-    const formula = request.query.formula ?? '';
-    const match = /^(\d+)d(\d+)$/.exec(formula);
-    if (!match) {
-      return reply.code(400).send({ error: { code: 'invalid_formula', message: 'not NdS' } });
-    }
-    const total = Number(match[1]) * Number(match[2]);
-    return { formula, total };
+    const roll = rollOf(request.query.formula ?? '');
+    return roll ?? reply.code(400).send({ error: { code: 'invalid_formula', message: 'not NdS' } });
+  });
+  app.post<{ Body: { formula?: string } }>('/v1/roll', async (request, reply) => {
+    const roll = rollOf(request.body.formula ?? '');
+    return roll ?? reply.code(400).send({ error: { code: 'invalid_formula', message: 'not NdS' } });
   });
   app.post('/v1/roll/batch', async () => ({ rolls: [] }));
   // As in the service, unknown paths count too.

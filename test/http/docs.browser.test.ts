@@ -7,8 +7,9 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LIMITS } from '../../src/limits.js';
-import { buildFixtureApp } from './docs-fixture.js';
+import { buildFixtureApp, fixtureRateLimitMax } from './docs-fixture.js';
+
+const config = { rateLimitMax: fixtureRateLimitMax };
 
 const CHROMIUM = '/usr/bin/chromium';
 // Without the networking flags Chromium's own background connections fail on a closed network
@@ -131,8 +132,8 @@ describe.skipIf(!chromiumPresent)('/docs in headless Chromium', () => {
     // The page and the document count against the limit; every asset is exempt.
     expect(limitedResponses.map((entry) => new URL(entry.url).pathname)).toEqual(['/docs', '/openapi.json']);
     expect(limitedResponses.map((entry) => entry.remaining)).toEqual([
-      LIMITS.rateLimitMax - 1,
-      LIMITS.rateLimitMax - 2,
+      config.rateLimitMax - 1,
+      config.rateLimitMax - 2,
     ]);
   });
 
@@ -163,31 +164,57 @@ describe.skipIf(!chromiumPresent)('/docs in headless Chromium', () => {
     expect(consoleErrors).toEqual([]);
   });
 
-  it('rolls dice from the page with "try it" and shows the answer', async () => {
-    const operation = operationBlock(page, 'get', '/v1/roll');
-    await operation.locator('.opblock-summary').click();
-    const formula = operation.locator('tr[data-param-name="formula"] input');
-    await formula.fill('2d6');
-
-    const rollResponse = page.waitForResponse((response) => new URL(response.url()).pathname === '/v1/roll');
-    await operation.locator('button.execute').click();
-    const answered = await rollResponse;
-    expect(answered.status()).toBe(200);
-    expect(new URL(answered.url()).origin).toBe(origin);
-    const body = (await answered.json()) as { total?: unknown };
-    expect(typeof body.total).toBe('number');
-
-    const liveResponse = operation.locator('.live-responses-table .response');
-    await liveResponse.waitFor();
-    expect((await liveResponse.locator('.response-col_status').textContent())?.trim()).toBe('200');
-    const shown = JSON.parse(
-      (await liveResponse.locator('.response-col_description pre').first().textContent()) ?? '',
+  /** Presses Execute on an expanded operation; returns the answer as the browser got it and as shown. */
+  async function execute(
+    block: Locator,
+    method: string,
+  ): Promise<{ status: number; body: unknown; shown: unknown }> {
+    const answer = page.waitForResponse(
+      (response) => response.request().method() === method && new URL(response.url()).pathname === '/v1/roll',
     );
+    await block.locator('button.execute').click();
+    const answered = await answer;
+    expect(new URL(answered.url()).origin).toBe(origin);
+    const liveResponse = block.locator('.live-responses-table .response');
+    await liveResponse.waitFor();
+    expect((await liveResponse.locator('.response-col_status').textContent())?.trim()).toBe(
+      String(answered.status()),
+    );
+    const shownText = await liveResponse.locator('.response-col_description pre').first().textContent();
+    return { status: answered.status(), body: await answered.json(), shown: JSON.parse(shownText ?? '') };
+  }
+
+  it('rolls dice from the page with "try it" on GET /v1/roll and shows the answer', async () => {
+    const block = operationBlock(page, 'get', '/v1/roll');
+    await block.locator('.opblock-summary').click();
+    // A `+` typed into the form must reach the server as a plus, not as a space.
+    await block.locator('tr[data-param-name="formula"] input').fill('1d20+3');
+
+    const { status, body, shown } = await execute(block, 'GET');
+    expect(status).toBe(200);
+    const roll = body as { formula?: unknown; total?: unknown };
+    expect(roll.formula).toBe('1d20+3');
+    expect(typeof roll.total).toBe('number');
     expect(shown).toEqual(body);
 
     const screenshot = join(screenshotDir, 'docs.png');
     await page.screenshot({ path: screenshot, fullPage: true });
     console.log(`/docs screenshot: ${screenshot}`);
+
+    expect(consoleErrors).toEqual([]);
+    expect(failed).toEqual([]);
+    expect(foreignRequests()).toEqual([]);
+  });
+
+  it('rolls with the example JSON body of POST /v1/roll as the form offers it', async () => {
+    const block = operationBlock(page, 'post', '/v1/roll');
+    await block.locator('.opblock-summary').click();
+    await block.locator('.opblock-section-request-body textarea').waitFor();
+
+    const { status, body, shown } = await execute(block, 'POST');
+    expect(status).toBe(200);
+    expect(typeof (body as { total?: unknown }).total).toBe('number');
+    expect(shown).toEqual(body);
 
     expect(consoleErrors).toEqual([]);
     expect(failed).toEqual([]);

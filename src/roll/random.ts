@@ -18,7 +18,7 @@ export class WordSampler implements RandomSource {
   private readonly pool: Uint32Array;
   private next: number;
   /** The last sides asked for and its acceptance limit: dice of a group share their sides. */
-  private cachedSides = 0;
+  private cachedSides = -1;
   private cachedLimit = 0;
 
   constructor(

@@ -91,7 +91,9 @@ describe('errors', () => {
   });
 
   it('names the item it was given', () => {
-    expect(parseError('1d', { item: 'rolls[3].formula' }).message).toMatch(/^rolls\[3\]\.formula, column 3: /);
+    expect(parseError('1d', { item: 'rolls[3].formula' }).message).toMatch(
+      /^rolls\[3\]\.formula, column 3: /,
+    );
     expect(() => parseFragment('x', { item: 'bonuses[2]' })).toThrow(/^bonuses\[2\], column 1: /);
   });
 
@@ -117,7 +119,9 @@ describe('errors', () => {
     expect(error.column).toBeUndefined();
     expect(error.message).toContain(String(LIMITS.formulaMaxLength));
     expect(() => parseFragment('1'.repeat(LIMITS.bonusMaxLength + 1))).toThrow(FormulaError);
-    expect(parseFormula(`1d6${'+1'.repeat(Math.floor((LIMITS.formulaMaxLength - 3) / 2))}`).terms.length).toBeGreaterThan(90);
+    expect(
+      parseFormula(`1d6${'+1'.repeat(Math.floor((LIMITS.formulaMaxLength - 3) / 2))}`).terms.length,
+    ).toBeGreaterThan(90);
   });
 });
 
@@ -159,7 +163,18 @@ describe('totality', () => {
   });
 
   it('... also for control characters and odd unicode next to valid formulas', () => {
-    const odd = fc.constantFrom('\u0000', '\u0007', '\n', '\r', '\u00a0', '\u200b', '\ud800', '😀', '\u202e', '<');
+    const odd = fc.constantFrom(
+      '\u0000',
+      '\u0007',
+      '\n',
+      '\r',
+      '\u00a0',
+      '\u200b',
+      '\ud800',
+      '😀',
+      '\u202e',
+      '<',
+    );
     fc.assert(
       fc.property(
         fc.constantFrom('1d20+7', '4d6kh3', '2d20adv', '2d6 fire'),

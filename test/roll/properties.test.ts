@@ -153,7 +153,8 @@ function expectInvariants(response: RollResponse): void {
     expect(group.keptFlags).toHaveLength(group.results.length);
     const kept = group.results.filter((_, i) => group.keptFlags[i]);
     expect([...group.kept].sort((a, b) => a - b)).toEqual(kept.sort((a, b) => a - b));
-    for (let i = 1; i < group.kept.length; i++) expect(group.kept[i - 1]!).toBeGreaterThanOrEqual(group.kept[i]!);
+    for (let i = 1; i < group.kept.length; i++)
+      expect(group.kept[i - 1]!).toBeGreaterThanOrEqual(group.kept[i]!);
     expect(group.total).toBe(group.sign * group.multiplier * sum(group.kept) || 0);
   }
   expect(response.modifier).toBe(sum(response.modifiers));
@@ -182,10 +183,16 @@ function originalDice(specs: readonly DiceSpec[], response: RollResponse): numbe
 }
 
 const requestArb = fc
-  .tuple(formulaArb, fc.constantFrom('normal', 'advantage', 'disadvantage') as fc.Arbitrary<RollRequest['advantage']>)
+  .tuple(
+    formulaArb,
+    fc.constantFrom('normal', 'advantage', 'disadvantage') as fc.Arbitrary<RollRequest['advantage']>,
+  )
   .map(([terms, advantage]) => {
     const hasAdvTerm = terms.some((t) => t.kind === 'dice' && t.adv !== null);
-    const request: RollRequest = { formula: writeFormula(terms), advantage: hasAdvTerm ? 'normal' : advantage };
+    const request: RollRequest = {
+      formula: writeFormula(terms),
+      advantage: hasAdvTerm ? 'normal' : advantage,
+    };
     return { terms, request };
   });
 

@@ -99,6 +99,9 @@ function checkedSource(random: RandomSource): RandomSource {
 
 function rollGroup(plan: GroupPlan, random: RandomSource): DieGroup {
   const { sides, count } = plan;
+  if (plan.keep === KeepRule.All && plan.rerollLimit === 0 && plan.explode === ExplodeRule.None) {
+    return rollPlainGroup(plan, random);
+  }
   let results: number[];
   // Only the random source can throw while dice are thrown (the rest is array writes), so one
   // handler around the loop maps its failures without a try block per die.
@@ -165,12 +168,15 @@ function rollGroup(plan: GroupPlan, random: RandomSource): DieGroup {
 function throwPlainDice(plan: GroupPlan, random: RandomSource): number[] {
   const { sides, count } = plan;
   const results = new Array<number>(count);
+  if (random instanceof WordSampler) {
+    random.fill(sides, results, count);
+  } else {
+    for (let d = 0; d < count; d++) results[d] = random.die(sides);
+  }
   for (let d = 0; d < count; d++) {
-    const face = random.die(sides);
-    results[d] = face;
     chainStart[d] = d;
     chainEnd[d] = d + 1;
-    dieValue[d] = face;
+    dieValue[d] = results[d]!;
   }
   return results;
 }
@@ -201,6 +207,37 @@ function throwDice(plan: GroupPlan, random: RandomSource): number[] {
     dieValue[d] = value;
   }
   return results;
+}
+
+/** The most common group (`3d6`, `999d6`): one throw per die, every die kept. */
+function rollPlainGroup(plan: GroupPlan, random: RandomSource): DieGroup {
+  const { sides, count } = plan;
+  const results = new Array<number>(count);
+  try {
+    if (random instanceof WordSampler) {
+      random.fill(sides, results, count);
+    } else {
+      for (let d = 0; d < count; d++) results[d] = random.die(sides);
+    }
+  } catch (cause) {
+    throw cause instanceof RandomSourceError ? cause : new RandomSourceError({ cause });
+  }
+  let sum = 0;
+  for (let d = 0; d < count; d++) sum += results[d]!;
+  const kept = results.slice();
+  sortDescending(kept, sides);
+  const single = count === 1 ? results[0] : undefined;
+  return {
+    sides,
+    sign: plan.sign,
+    results,
+    kept,
+    keptFlags: new Array<boolean>(count).fill(true),
+    multiplier: plan.multiplier,
+    total: plan.sign * plan.multiplier * sum || 0,
+    naturalHigh: single === sides,
+    naturalLow: single === 1,
+  };
 }
 
 /**

@@ -8,19 +8,24 @@ import {
   cryptoRandom,
   RandomSourceError,
   roll,
+  type SamplingMethod,
   WordSampler,
 } from '../../src/index.js';
 
 class WordsExhausted extends Error {}
 
 /** Feeds every word of `wordBits` bits once, in order; returns how often each face came up. */
-function facesOverEveryWord(sides: number, wordBits: number): number[] {
+function facesOverEveryWord(sides: number, wordBits: number, method?: SamplingMethod): number[] {
   const range = 2 ** wordBits;
   let next = 0;
-  const sampler = createSampler(() => {
-    if (next === range) throw new WordsExhausted();
-    return next++;
-  }, wordBits);
+  const sampler = createSampler(
+    () => {
+      if (next === range) throw new WordsExhausted();
+      return next++;
+    },
+    wordBits,
+    method,
+  );
   const counts = new Array<number>(sides + 1).fill(0);
   for (;;) {
     try {
@@ -34,26 +39,49 @@ function facesOverEveryWord(sides: number, wordBits: number): number[] {
 }
 
 describe('no modulo bias', () => {
-  it('every face of every die from d1 to d256 gets exactly the same share of all 8-bit words', () => {
-    for (let sides = 1; sides <= 256; sides++) {
-      const counts = facesOverEveryWord(sides, 8);
-      const share = Math.floor(256 / sides);
-      expect(counts[0], `d${sides} never shows 0`).toBe(0);
-      for (let face = 1; face <= sides; face++) {
-        if (counts[face] !== share) {
-          expect.fail(`d${sides}: face ${face} came up ${counts[face]} times, expected ${share}`);
+  it.each(['multiply', 'modulo'] as const)(
+    'every face of every die from d1 to d256 gets exactly the same share of all 8-bit words (%s)',
+    (method) => {
+      for (let sides = 1; sides <= 256; sides++) {
+        const counts = facesOverEveryWord(sides, 8, method);
+        const share = Math.floor(256 / sides);
+        expect(counts[0], `d${sides} never shows 0`).toBe(0);
+        for (let face = 1; face <= sides; face++) {
+          if (counts[face] !== share) {
+            expect.fail(`d${sides}: face ${face} came up ${counts[face]} times, expected ${share}`);
+          }
+        }
+      }
+    },
+  );
+
+  it('holds for every smaller word width too (d1..d2^bits for 1..7 bits, both methods)', () => {
+    for (const method of ['multiply', 'modulo'] as const) {
+      for (let bits = 1; bits <= 7; bits++) {
+        const range = 2 ** bits;
+        for (let sides = 1; sides <= range; sides++) {
+          const counts = facesOverEveryWord(sides, bits, method);
+          expect(new Set(counts.slice(1))).toEqual(new Set([Math.floor(range / sides)]));
         }
       }
     }
   });
 
-  it('holds for every smaller word width too (d1..d2^bits for 1..7 bits)', () => {
-    for (let bits = 1; bits <= 7; bits++) {
-      const range = 2 ** bits;
-      for (let sides = 1; sides <= range; sides++) {
-        const counts = facesOverEveryWord(sides, bits);
-        expect(new Set(counts.slice(1))).toEqual(new Set([Math.floor(range / sides)]));
-      }
+  it('fill() gives exactly the faces of the same number of die() calls', () => {
+    const words = Array.from({ length: 5000 }, (_, i) => (i * 2654435761) % 2 ** 32);
+    for (const sides of [1, 6, 20, 100, 2 ** 21, 2 ** 21 + 1, 2 ** 32]) {
+      const wordSource = () => {
+        let at = 0;
+        return (pool: Uint32Array) => {
+          pool.set(words.slice(at, at + pool.length));
+          at += pool.length;
+        };
+      };
+      const one = new WordSampler(wordSource(), 32, 7);
+      const many = new WordSampler(wordSource(), 32, 7);
+      const target: number[] = [];
+      many.fill(sides, target, 500);
+      expect(target).toEqual(Array.from({ length: 500 }, () => one.die(sides)));
     }
   });
 
@@ -63,14 +91,21 @@ describe('no modulo bias', () => {
     expect(new Set(counts.slice(1)).size).toBeGreaterThan(1);
   });
 
-  it('rejects the top words instead of folding them', () => {
-    // d6 over 8-bit words: 252 of 256 words are used, 252..255 are redrawn.
-    const words = [255, 254, 253, 252, 251, 0];
+  it('rejects exactly the words that would favour a face', () => {
+    // modulo, d6 over 8-bit words: words 252..255 are redrawn.
+    const high = [255, 254, 253, 252, 251, 0];
     let i = 0;
-    const sampler = createSampler(() => words[i++]!, 8);
-    expect(sampler.die(6)).toBe((251 % 6) + 1);
+    const modulo = createSampler(() => high[i++]!, 8, 'modulo');
+    expect(modulo.die(6)).toBe((251 % 6) + 1);
     expect(i).toBe(5);
-    expect(sampler.die(6)).toBe(1);
+    expect(modulo.die(6)).toBe(1);
+    // multiply, d6 over 8-bit words: 6w mod 256 < 256 mod 6 = 4 for w = 0, 43, 128, 171 only.
+    const low = [0, 43, 128, 171, 255, 1];
+    let j = 0;
+    const multiply = createSampler(() => low[j++]!, 8, 'multiply');
+    expect(multiply.die(6)).toBe(Math.floor((255 * 6) / 256) + 1);
+    expect(j).toBe(5);
+    expect(multiply.die(6)).toBe(1);
   });
 
   it('refuses sides outside 1..2^bits and raw words outside the width', () => {

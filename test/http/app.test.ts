@@ -89,7 +89,7 @@ describe('the rolling routes', () => {
     const body = response.json() as { name: string; version: string; links: Record<string, string> };
     expect(body.name).toBe('fairdice');
     expect(body.version).toBe(VERSION);
-    expect(body.links).toEqual({ openapi: '/openapi.json', health: '/v1/health' });
+    expect(body.links).toEqual({ openapi: '/openapi.json', health: '/v1/health', docs: '/docs' });
     for (const link of Object.values(body.links)) {
       expect((await app.inject({ url: link })).statusCode).toBe(200);
     }

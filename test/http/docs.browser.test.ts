@@ -7,9 +7,11 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildFixtureApp, fixtureRateLimitMax } from './docs-fixture.js';
+import { defaultConfig } from '../../src/config.js';
+import { buildApp } from '../../src/http/app.js';
 
-const config = { rateLimitMax: fixtureRateLimitMax };
+// The service's defaults: the page load is proven to fit the limit every caller gets.
+const config = defaultConfig({ logLevel: 'silent' });
 
 const CHROMIUM = '/usr/bin/chromium';
 // Without the networking flags Chromium's own background connections fail on a closed network
@@ -74,7 +76,7 @@ describe.skipIf(!chromiumPresent)('/docs in headless Chromium', () => {
     requested.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith('data:'));
 
   beforeAll(async () => {
-    app = await buildFixtureApp();
+    app = await buildApp(config);
     origin = await app.listen({ host: '127.0.0.1', port: 0 });
     userDataDir = await mkdtemp(join(tmpdir(), 'fairdice-chromium-'));
     screenshotDir = await mkdtemp(join(tmpdir(), 'fairdice-docs-'));

@@ -3,14 +3,17 @@
 import { gunzipSync } from 'node:zlib';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { defaultConfig } from '../../src/config.js';
+import { buildApp } from '../../src/http/app.js';
 import {
   ASSET_CACHE_CONTROL,
   DOCS_CONTENT_SECURITY_POLICY,
   docsPlugin,
   PAGE_CACHE_CONTROL,
 } from '../../src/http/docs.js';
-import { LIMITS } from '../../src/limits.js';
-import { buildFixtureApp } from './docs-fixture.js';
+
+// The service's defaults: the page load is proven to fit the limit every caller gets.
+const config = defaultConfig({ logLevel: 'silent' });
 
 const ASSET_PATH = /(?:href|src)="(\/docs\/assets\/[0-9a-f]{16}\/[\w.-]+)"/g;
 
@@ -25,7 +28,7 @@ function remaining(headers: Record<string, unknown>): number {
 describe('GET /docs', () => {
   let app: FastifyInstance;
   beforeEach(async () => {
-    app = await buildFixtureApp();
+    app = await buildApp(config);
   });
   afterEach(async () => {
     await app.close();
@@ -56,7 +59,7 @@ describe('GET /docs', () => {
       'docs-init.js': 'text/javascript; charset=utf-8',
     };
     // More loads than the whole budget: an exempt asset can never answer 429.
-    for (let load = 0; load <= LIMITS.rateLimitMax; load += 1) {
+    for (let load = 0; load <= config.rateLimitMax; load += 1) {
       for (const path of paths) {
         const asset = await app.inject({ method: 'GET', url: path });
         expect(asset.statusCode).toBe(200);
@@ -70,20 +73,20 @@ describe('GET /docs', () => {
     }
     // The page itself still counts: one request so far for the page.
     const again = await app.inject({ method: 'GET', url: '/docs' });
-    expect(remaining(again.headers)).toBe(LIMITS.rateLimitMax - 2);
+    expect(remaining(again.headers)).toBe(config.rateLimitMax - 2);
   });
 
   it('one page load costs two limited requests: the page and the OpenAPI document', async () => {
     const page = await app.inject({ method: 'GET', url: '/docs' });
-    expect(remaining(page.headers)).toBe(LIMITS.rateLimitMax - 1);
+    expect(remaining(page.headers)).toBe(config.rateLimitMax - 1);
     for (const path of assetPaths(page.body)) {
       await app.inject({ method: 'GET', url: path });
     }
     const document = await app.inject({ method: 'GET', url: '/openapi.json' });
-    expect(remaining(document.headers)).toBe(LIMITS.rateLimitMax - 2);
+    expect(remaining(document.headers)).toBe(config.rateLimitMax - 2);
     // An API operation is never exempt.
     const roll = await app.inject({ method: 'GET', url: '/v1/roll?formula=1d20' });
-    expect(remaining(roll.headers)).toBe(LIMITS.rateLimitMax - 3);
+    expect(remaining(roll.headers)).toBe(config.rateLimitMax - 3);
   });
 
   it('gzips text assets for clients that accept it, and strips source map comments', async () => {
@@ -117,7 +120,7 @@ describe('GET /docs', () => {
   it('answers an asset under a stale hash with 404, which counts like any unknown path', async () => {
     const stale = await app.inject({ method: 'GET', url: '/docs/assets/0000000000000000/swagger-ui.css' });
     expect(stale.statusCode).toBe(404);
-    expect(remaining(stale.headers)).toBe(LIMITS.rateLimitMax - 1);
+    expect(remaining(stale.headers)).toBe(config.rateLimitMax - 1);
   });
 });
 

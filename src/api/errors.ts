@@ -131,6 +131,14 @@ function describeIssue(issue: Issue, input: RawInput | undefined): string {
       if (input !== undefined && valueAt(input.value, issue.path) === undefined) {
         return issue.path.length === 0 ? 'The request needs a JSON object body.' : `${where} is required.`;
       }
+      // A query parameter repeated (`?formula=1d6&formula=1d8`) arrives as an array.
+      if (
+        input !== undefined &&
+        issue.expected === 'string' &&
+        Array.isArray(valueAt(input.value, issue.path))
+      ) {
+        return `${where} was given more than once; give it once.`;
+      }
       return `${where} must be ${TYPE_NAMES[issue.expected] ?? 'of another type'}.`;
     case 'too_small': {
       const min = Number(issue.minimum);

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { LIMITS, TAG_PATTERN } from '../limits.js';
 import { ADVANTAGE_STATES } from '../roll/types.js';
+import { VERSION } from '../version.js';
 import { CODES_OF_STATUS } from './errors.js';
 
 export const AdvantageStateSchema = z.enum(ADVANTAGE_STATES).meta({
@@ -11,7 +12,8 @@ export const AdvantageStateSchema = z.enum(ADVANTAGE_STATES).meta({
   description:
     'Applies to the first plain d20 term: `advantage` keeps the highest, `disadvantage` the lowest. ' +
     'The caller nets advantage and disadvantage itself.',
-  example: 'advantage',
+  // `normal` so that a "try it" form pre-filled from the example rolls the formula as written.
+  example: 'normal',
 });
 
 const formulaDescription =
@@ -173,7 +175,7 @@ export const HealthResponseSchema = z
   .meta({
     id: 'HealthResponse',
     description: 'The service is alive.',
-    example: { status: 'ok', version: '0.1.0' },
+    example: { status: 'ok', version: VERSION },
   });
 
 export type RollQuery = z.infer<typeof RollQuerySchema>;

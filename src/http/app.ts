@@ -12,6 +12,7 @@ import { cryptoRandom } from '../index.js';
 import type { RandomSource } from '../roll/types.js';
 import { PACKAGE_NAME, VERSION } from '../version.js';
 import { registerRestBridge } from './bridge.js';
+import { docsPlugin } from './docs.js';
 import { replyWithError, toApiError } from './errors.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { registerRateLimit } from './rate-limit.js';
@@ -24,7 +25,7 @@ export interface AppSeams {
   logStream?: DestinationStream;
 }
 
-export const INDEX_LINKS = { openapi: '/openapi.json', health: '/v1/health' } as const;
+export const INDEX_LINKS = { openapi: '/openapi.json', health: '/v1/health', docs: '/docs' } as const;
 
 export async function buildApp(config: Config, seams: AppSeams = {}): Promise<FastifyInstance> {
   const bodyLimit = config.bodyLimitBytes;
@@ -82,6 +83,8 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
 
   const openapi = JSON.stringify(buildOpenApiDocument(appRouter, bodyLimit));
   app.get('/openapi.json', (_request, reply) => reply.type('application/json; charset=utf-8').send(openapi));
+
+  await app.register(docsPlugin, { openapiUrl: INDEX_LINKS.openapi, routePrefix: INDEX_LINKS.docs });
 
   const index = JSON.stringify({ name: PACKAGE_NAME, version: VERSION, links: INDEX_LINKS });
   app.get('/', (_request, reply) => reply.type('application/json; charset=utf-8').send(index));

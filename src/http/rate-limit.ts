@@ -16,6 +16,9 @@ export async function registerRateLimit(app: FastifyInstance, config: Config): P
     max: config.rateLimitMax,
     timeWindow: config.rateLimitWindowMs,
     errorResponseBuilder: () => new RateLimitedError(),
+    // The limiter runs as a root hook, so the per-route `config: { rateLimit: false }` that the
+    // plugin honours for its own hooks is honoured here by hand: the /docs assets use it.
+    allowList: (request) => request.routeOptions.config.rateLimit === false,
   });
   app.addHook('onRequest', app.rateLimit());
 }

@@ -89,7 +89,7 @@ describe('the rolling routes', () => {
     const body = response.json() as { name: string; version: string; links: Record<string, string> };
     expect(body.name).toBe('fairdice');
     expect(body.version).toBe(VERSION);
-    expect(body.links).toEqual({ openapi: '/openapi.json', health: '/v1/health' });
+    expect(body.links).toEqual({ openapi: '/openapi.json', health: '/v1/health', docs: '/docs' });
     for (const link of Object.values(body.links)) {
       expect((await app.inject({ url: link })).statusCode).toBe(200);
     }
@@ -107,7 +107,7 @@ describe('400 invalid_request', () => {
     ['a missing formula', '/v1/roll', /formula is required/],
     ['an empty formula', '/v1/roll?formula=', /at least 1 character/],
     ['a bad advantage', '/v1/roll?formula=1d20&advantage=double', /one of: normal, advantage, disadvantage/],
-    ['a repeated formula', '/v1/roll?formula=1d20&formula=2d6', /formula must be a string/],
+    ['a repeated formula', '/v1/roll?formula=1d20&formula=2d6', /formula was given more than once/],
     ['an unknown query field', '/v1/roll?formula=1d20&dice=3', /Unknown field: dice/],
     ['bonuses on the GET form', '/v1/roll?formula=1d20&bonuses=2', /Unknown field: bonuses/],
   ])('for %s on GET', async (_case, url, message) => {

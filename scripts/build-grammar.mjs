@@ -81,6 +81,69 @@ if (stale(parser) || stale(dts) || process.argv.includes('--force')) {
     { stdio: 'inherit' },
   );
   hoistParserConstants(parser);
+  persistParserFunctions(parser);
+}
+
+/**
+ * peggy also declares all of its ~60 rule functions inside `peg$parse`, so every call creates them
+ * afresh: about half a microsecond per formula, a third of parsing `4d6kh3+2`. This keeps one set:
+ * the functions and the parser state move into a factory called once, and `peg$parse` only resets
+ * the state (each `const`/`let` of its body becomes an assignment) and runs. Not reentrant, which
+ * is safe because grammar actions only build AST nodes and never parse. Only a body made of the
+ * statement shapes below is rewritten; any other shape leaves the parser as peggy wrote it.
+ */
+function persistParserFunctions(file) {
+  const code = readFileSync(file, 'utf8');
+  const opening = 'function peg$parse(input, options) {\n';
+  const start = code.indexOf(opening);
+  const end = start < 0 ? -1 : code.indexOf('\n}\n', start);
+  const skip = (why) => console.warn(`build-grammar: parser functions NOT made persistent (${why})`);
+  if (start < 0 || end < 0) return skip('no peg$parse');
+  // Top-level statements of the body: each starts on a line indented by exactly two spaces.
+  const statements = [];
+  for (const line of code.slice(start + opening.length, end).split('\n')) {
+    const top = /^ {2}[^ }]/.test(line);
+    if (top || statements.length === 0) statements.push([line]);
+    else statements[statements.length - 1].push(line);
+  }
+  const functions = [];
+  const perCall = [];
+  const state = new Set(['input', 'options']);
+  for (const lines of statements) {
+    const first = lines[0];
+    if (/^ {2}function [\w$]+\(/.test(first)) {
+      functions.push(...lines);
+      continue;
+    }
+    const declaration = /^ {2}(?:const|let) (peg\$\w+)( = |;)/.exec(first);
+    if (declaration) {
+      state.add(declaration[1]);
+      if (declaration[2] === ';') continue;
+      perCall.push(first.replace(/^ {2}(?:const|let) /, '  '), ...lines.slice(1));
+      continue;
+    }
+    if (!/^ {2}(?:options = |peg\$result = |if \(|return |$)/.test(first) && first.trim() !== '') {
+      return skip(`unexpected statement: ${first.trim().slice(0, 40)}`);
+    }
+    perCall.push(...lines);
+  }
+  const indent = (lines) => lines.map((line) => (line === '' ? line : `  ${line}`));
+  const factory = [
+    '// peg$parse as peggy wrote it, with its functions and state kept across calls by',
+    '// scripts/build-grammar.mjs (each call resets the state first).',
+    'function peg$createParse() {',
+    `  let ${[...state].join(', ')};`,
+    ...functions,
+    '',
+    '  return function peg$parse(input_, options_) {',
+    '    input = input_;',
+    '    options = options_;',
+    ...indent(perCall),
+    '  };',
+    '}',
+    'const peg$parse = peg$createParse();',
+  ];
+  writeFileSync(file, `${code.slice(0, start)}${factory.join('\n')}${code.slice(end + 2)}`);
 }
 
 const distDir = join(root, 'dist', 'formula', 'generated');

@@ -53,6 +53,22 @@ export class WordSampler implements RandomSource {
 
   /** A uniform integer in [1, sides]; sides is an integer from 1 to 2^wordBits. */
   die(sides: number): number {
+    // Small on purpose, so V8 reliably inlines it into a caller's loop: the common case (a die
+    // of the last size asked, the multiply method, a word left in the pool, no rejection) is a
+    // few instructions; everything else goes through slowDie().
+    if (sides === this.cachedSides && sides <= this.multiplyMaxSides && this.next < this.pool.length) {
+      const product = this.pool[this.next]! * sides;
+      const face = Math.floor(product * this.scale);
+      if (product - face * this.range >= this.cachedBound) {
+        this.next++;
+        // `| 0`: faces here are below 2^27, and an int32 keeps V8's result arrays integer arrays.
+        return (face + 1) | 0;
+      }
+    }
+    return this.slowDie(sides);
+  }
+
+  private slowDie(sides: number): number {
     if (sides !== this.cachedSides) this.accept(sides);
     const bound = this.cachedBound;
     const pool = this.pool;
@@ -66,7 +82,6 @@ export class WordSampler implements RandomSource {
         }
         const product = pool[this.next++]! * sides;
         const face = Math.floor(product * scale);
-        // `| 0`: faces here are below 2^27, and an int32 keeps V8's result arrays integer arrays.
         if (product - face * range >= bound) return (face + 1) | 0;
       }
     }

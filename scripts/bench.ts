@@ -19,13 +19,7 @@ import {
   type RawResults,
 } from './bench/report.js';
 import { roundOrder } from './bench/stats.js';
-import {
-  ENGINE_FORMULAS,
-  HTTP_SCENARIOS,
-  type HttpScenario,
-  SAMPLER_SIDES,
-  type ServerKind,
-} from './bench/workloads.js';
+import { ENGINE_FORMULAS, HTTP_SCENARIOS, type HttpScenario, SAMPLER_SIDES } from './bench/workloads.js';
 
 const PARTS = ['http', 'engine', 'sampler'] as const;
 type Part = (typeof PARTS)[number];
@@ -89,37 +83,38 @@ async function runHttp(
   profile: boolean,
   scenarios: readonly HttpScenario[],
 ): Promise<Record<string, HttpScenarioRounds>> {
-  const kinds = [...new Set(scenarios.map((scenario) => scenario.server))];
-  const servers = new Map<ServerKind, ServerHandle>();
+  // One server process per scenario, fairdice's too: each heap sees one workload, as the bare
+  // route's does, so the garbage of 1000d6 replies is never collected during another scenario.
+  const servers = new Map<string, ServerHandle>();
   try {
     // Started together: each child spends a second or so loading tsx and its modules.
     const started = await Promise.allSettled(
-      kinds.map((kind) =>
-        startServer(kind, {
+      scenarios.map(async ({ name, server: kind }) => {
+        const handle = await startServer(kind, {
           // One folder per server: every thread (tsx's loader has its own) writes a profile there.
-          nodeFlags: profile ? ['--cpu-prof', `--cpu-prof-dir=profiles/server-${kind}`] : [],
+          nodeFlags: profile ? ['--cpu-prof', `--cpu-prof-dir=profiles/${name}`] : [],
           env: kind === 'bareFastify' ? { NODE_ENV: 'production' } : FAIRDICE_ENV,
           // The service's own log (pino, stdout) goes to /dev/null: written as in production, never shown.
           quietStdout: kind !== 'bareFastify',
-        }),
-      ),
+        });
+        return [name, handle] as const;
+      }),
     );
     // Every child that did start is registered first, so `finally` stops it even if another failed.
-    for (const outcome of started)
-      if (outcome.status === 'fulfilled') servers.set(outcome.value.kind, outcome.value);
+    for (const outcome of started) if (outcome.status === 'fulfilled') servers.set(...outcome.value);
     for (const outcome of started) if (outcome.status === 'rejected') throw outcome.reason;
-    const serverOf = (kind: ServerKind) => servers.get(kind)!;
-    for (const scenario of scenarios) await checkScenario(serverOf(scenario.server), scenario);
+    const serverOf = (scenario: HttpScenario) => servers.get(scenario.name)!;
+    for (const scenario of scenarios) await checkScenario(serverOf(scenario), scenario);
     const load = { connections: config.connections, maxRequests: config.maxRequestsPerRun };
     log(`HTTP: warming up ${scenarios.length} scenarios for ${config.httpWarmupSeconds} s each`);
     for (const scenario of scenarios) {
-      await loadServer(serverOf(scenario.server), scenario, { ...load, seconds: config.httpWarmupSeconds });
+      await loadServer(serverOf(scenario), scenario, { ...load, seconds: config.httpWarmupSeconds });
     }
     const rounds = new Map<string, HttpRun[]>(scenarios.map((scenario) => [scenario.name, []]));
     for (let round = 0; round < config.rounds; round++) {
       const line: string[] = [];
       for (const scenario of roundOrder(scenarios, round)) {
-        const run = await loadServer(serverOf(scenario.server), scenario, {
+        const run = await loadServer(serverOf(scenario), scenario, {
           ...load,
           seconds: config.httpSeconds,
         });

@@ -1,7 +1,30 @@
 // fairdice's library entry: parse a formula, count its dice, roll it. Pure: no HTTP, no tRPC.
-// (The engine modules re-exported here are built by issue 2; this file is the contract.)
 
 export * from './errors.js';
+export type {
+  AdvantageModifier,
+  CompareOperator,
+  ComparePoint,
+  DiceModifier,
+  DiceNode,
+  DropModifier,
+  ExplodeModifier,
+  FlatNode,
+  FormulaNode,
+  KeepModifier,
+  MultiplyModifier,
+  RerollModifier,
+  Sign,
+  TagNode,
+  TermNode,
+} from './formula/ast.js';
+export type { ParseFormulaOptions, ParseFragmentOptions } from './formula/parse.js';
+export { parseFormula, parseFragment } from './formula/parse.js';
 export { LIMITS, TAG_PATTERN } from './limits.js';
+export type { Deprecation, GroupPlan, PreparedRoll, PrepareOptions } from './roll/prepare.js';
+export { countDice, prepareRoll } from './roll/prepare.js';
+export { createCryptoRandom, createSampler, cryptoRandom, WordSampler } from './roll/random.js';
+export type { RollOptions } from './roll/roll.js';
+export { roll, rollPrepared } from './roll/roll.js';
 export type { AdvantageState, DieGroup, RandomSource, RollRequest, RollResponse } from './roll/types.js';
 export { ADVANTAGE_STATES } from './roll/types.js';

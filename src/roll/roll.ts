@@ -1,0 +1,241 @@
+// Rolls a prepared plan into a RollResponse (FORMULA.md "What the response means"). The hot path
+// of every request: per-die bookkeeping lives in preallocated typed arrays, and no closure or
+// object is created per die.
+
+import { RandomSourceError } from '../errors.js';
+import { LIMITS } from '../limits.js';
+import {
+  type Deprecation,
+  ExplodeRule,
+  type GroupPlan,
+  KeepRule,
+  type PreparedRoll,
+  type PrepareOptions,
+  prepareRoll,
+} from './prepare.js';
+import { cryptoRandom } from './random.js';
+import type { DieGroup, RandomSource, RollRequest, RollResponse } from './types.js';
+
+export interface RollOptions {
+  /** Where dice come from (default: the pooled node:crypto sampler). Tests inject their own. */
+  random?: RandomSource | undefined;
+  /** Called once per deprecated form the roll used (e.g. `1d20adv`), before any die is thrown. */
+  onDeprecation?: ((warning: Deprecation) => void) | undefined;
+}
+
+const EXPLODE_CAP = LIMITS.explodeCap;
+
+// Scratch space for one group, reused by every roll: rolling is synchronous, so no two groups
+// ever use it at once. A group never throws more than diceCountMax original dice.
+const SCRATCH_DICE = Math.max(LIMITS.diceCountMax, 2);
+/** Index in `results` of each die's final throw (its chain starts there). */
+const chainStart = new Int32Array(SCRATCH_DICE);
+/** Index in `results` just past each die's chain. */
+const chainEnd = new Int32Array(SCRATCH_DICE);
+/** Each die's value: final throw plus explosion extras. */
+const dieValue = new Float64Array(SCRATCH_DICE);
+/** 1 when the die counts. */
+const dieKept = new Uint8Array(SCRATCH_DICE);
+/** Dice indices ordered for keep/drop. */
+const order = new Int32Array(SCRATCH_DICE);
+/** Face counts for sorting `kept` of dice with few sides. */
+const COUNTING_SORT_SIDES = 4096;
+const faceCounts = new Uint32Array(COUNTING_SORT_SIDES + 1);
+
+/** Parses, checks and rolls a request: prepareRoll, then rollPrepared. */
+export function roll(request: RollRequest, options?: RollOptions & PrepareOptions): RollResponse {
+  return rollPrepared(prepareRoll(request, options), options);
+}
+
+/**
+ * Rolls a prepared request. Any failure of the random source (a throw, or a face outside
+ * 1..sides) becomes a RandomSourceError with the cause attached; nothing else can fail here.
+ */
+export function rollPrepared(prepared: PreparedRoll, options?: RollOptions): RollResponse {
+  const random = options?.random ?? cryptoRandom;
+  const onDeprecation = options?.onDeprecation;
+  if (onDeprecation !== undefined) {
+    for (const warning of prepared.deprecations) onDeprecation(warning);
+  }
+  const groups = prepared.groups;
+  const dice: DieGroup[] = new Array(groups.length);
+  let total = prepared.modifier;
+  for (let g = 0; g < groups.length; g++) {
+    const group = rollGroup(groups[g]!, random);
+    dice[g] = group;
+    total += group.total;
+  }
+  const response: RollResponse = {
+    formula: prepared.formula,
+    dice,
+    modifier: prepared.modifier,
+    modifiers: prepared.modifiers.slice(),
+    total,
+    advantageState: prepared.advantageState,
+  };
+  if (prepared.tag !== undefined) response.tag = prepared.tag;
+  return response;
+}
+
+function throwDie(random: RandomSource, sides: number): number {
+  let face: number;
+  try {
+    face = random.die(sides);
+  } catch (cause) {
+    throw new RandomSourceError({ cause });
+  }
+  if (!(face >= 1 && face <= sides) || Math.floor(face) !== face) {
+    throw new RandomSourceError({ cause: new RangeError('the random source gave a face outside 1..sides') });
+  }
+  return face;
+}
+
+function rollGroup(plan: GroupPlan, random: RandomSource): DieGroup {
+  const { sides, count, explode, rerollLimit, rerollLow, rerollHigh } = plan;
+  const results: number[] = [];
+
+  // Throw every die: rerolled-away throws, the final throw, then explosion extras.
+  for (let d = 0; d < count; d++) {
+    let face = throwDie(random, sides);
+    for (let rerolls = 0; rerolls < rerollLimit && face >= rerollLow && face <= rerollHigh; rerolls++) {
+      results.push(face);
+      face = throwDie(random, sides);
+    }
+    chainStart[d] = results.length;
+    results.push(face);
+    let value = face;
+    if (explode !== ExplodeRule.None && face === sides) {
+      const penalty = explode === ExplodeRule.Penetrate ? 1 : 0;
+      let raw = face;
+      for (let extras = 0; extras < EXPLODE_CAP && raw === sides; extras++) {
+        raw = throwDie(random, sides);
+        results.push(raw - penalty);
+        value += raw - penalty;
+      }
+    }
+    chainEnd[d] = results.length;
+    dieValue[d] = value;
+  }
+
+  const keptDice = selectKept(plan.keep, plan.keepAmount, count);
+
+  // Flags and the kept values; a die's chain shares its flag, rerolled-away throws are false.
+  const length = results.length;
+  let keptFlags: boolean[];
+  let kept: number[];
+  let sum = 0;
+  if (keptDice === count && rerollLimit === 0) {
+    keptFlags = new Array<boolean>(length).fill(true);
+    kept = results.slice();
+    for (let d = 0; d < count; d++) sum += dieValue[d]!;
+  } else {
+    keptFlags = new Array<boolean>(length).fill(false);
+    kept = [];
+    for (let d = 0; d < count; d++) {
+      if (dieKept[d] === 0) continue;
+      sum += dieValue[d]!;
+      const end = chainEnd[d]!;
+      for (let i = chainStart[d]!; i < end; i++) {
+        keptFlags[i] = true;
+        kept.push(results[i]!);
+      }
+    }
+  }
+  sortDescending(kept, sides);
+
+  let naturalHigh = false;
+  let naturalLow = false;
+  if (keptDice === 1) {
+    let d = 0;
+    while (dieKept[d] === 0) d++;
+    const final = results[chainStart[d]!]!;
+    naturalHigh = final === sides;
+    naturalLow = final === 1;
+  }
+
+  return {
+    sides,
+    sign: plan.sign,
+    results,
+    kept,
+    keptFlags,
+    multiplier: plan.multiplier,
+    // `|| 0`: a negative group summing to 0 is 0, not -0.
+    total: plan.sign * plan.multiplier * sum || 0,
+    naturalHigh,
+    naturalLow,
+  };
+}
+
+/**
+ * Marks in `dieKept` which of the `count` dice count, and returns how many. Ties are broken by
+ * position: of equal values the earlier die is chosen first, kept first by a keep and dropped
+ * first by a drop (FORMULA.md).
+ */
+function selectKept(rule: KeepRule, amount: number, count: number): number {
+  if (rule === KeepRule.All) {
+    dieKept.fill(1, 0, count);
+    return count;
+  }
+  const keeping = rule === KeepRule.KeepHighest || rule === KeepRule.KeepLowest;
+  if (amount >= count) {
+    dieKept.fill(keeping ? 1 : 0, 0, count);
+    return keeping ? count : 0;
+  }
+  const highestFirst = rule === KeepRule.KeepHighest || rule === KeepRule.DropHighest;
+  // The `amount` dice chosen are the first in (value, then position) order.
+  dieKept.fill(keeping ? 0 : 1, 0, count);
+  const mark = keeping ? 1 : 0;
+  if (amount === 1) {
+    let best = 0;
+    for (let d = 1; d < count; d++) {
+      const v = dieValue[d]!;
+      const b = dieValue[best]!;
+      if (highestFirst ? v > b : v < b) best = d;
+    }
+    dieKept[best] = mark;
+  } else {
+    for (let d = 0; d < count; d++) order[d] = d;
+    const chosen = order.subarray(0, count);
+    chosen.sort(highestFirst ? byValueDescending : byValueAscending);
+    for (let i = 0; i < amount; i++) dieKept[chosen[i]!] = mark;
+  }
+  return keeping ? amount : count - amount;
+}
+
+function byValueDescending(a: number, b: number): number {
+  return dieValue[b]! - dieValue[a]! || a - b;
+}
+
+function byValueAscending(a: number, b: number): number {
+  return dieValue[a]! - dieValue[b]! || a - b;
+}
+
+/** Sorts throws (each in 0..sides) highest first, by counting when the die is small. */
+function sortDescending(values: number[], sides: number): void {
+  const n = values.length;
+  if (n < 2) return;
+  if (n <= 24) {
+    for (let i = 1; i < n; i++) {
+      const v = values[i]!;
+      let j = i - 1;
+      while (j >= 0 && values[j]! < v) {
+        values[j + 1] = values[j]!;
+        j--;
+      }
+      values[j + 1] = v;
+    }
+    return;
+  }
+  if (sides <= COUNTING_SORT_SIDES) {
+    faceCounts.fill(0, 0, sides + 1);
+    for (let i = 0; i < n; i++) faceCounts[values[i]!]!++;
+    let i = 0;
+    for (let face = sides; face >= 0; face--) {
+      for (let c = faceCounts[face]!; c > 0; c--) values[i++] = face;
+    }
+    return;
+  }
+  const sorted = Float64Array.from(values).sort();
+  for (let i = 0; i < n; i++) values[i] = sorted[n - 1 - i]!;
+}

@@ -23,6 +23,7 @@ export { parseFormula, parseFragment } from './formula/parse.js';
 export { LIMITS, TAG_PATTERN } from './limits.js';
 export type { Deprecation, GroupPlan, PreparedRoll, PrepareOptions } from './roll/prepare.js';
 export { countDice, prepareRoll } from './roll/prepare.js';
+export type { SamplingMethod } from './roll/random.js';
 export { createCryptoRandom, createSampler, cryptoRandom, WordSampler } from './roll/random.js';
 export type { RollOptions } from './roll/roll.js';
 export { roll, rollPrepared } from './roll/roll.js';

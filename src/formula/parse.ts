@@ -137,7 +137,7 @@ const DUPLICATE_MESSAGE: Record<ModifierSlot, string> = {
 function checkDice(dice: DiceNode, item: string): void {
   if (dice.count < 1 || dice.count > LIMITS.diceCountMax) {
     throw new FormulaError(
-      `A dice term throws 1 to ${formatInteger(LIMITS.diceCountMax)} dice.`,
+      `A dice term throws 1 to ${formatInteger(LIMITS.diceCountMax)} dice; this one asks for ${formatInteger(dice.count)}.`,
       item,
       dice.column,
     );

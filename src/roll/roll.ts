@@ -13,7 +13,7 @@ import {
   type PrepareOptions,
   prepareRoll,
 } from './prepare.js';
-import { cryptoRandom } from './random.js';
+import { cryptoRandom, WordSampler } from './random.js';
 import type { DieGroup, RandomSource, RollRequest, RollResponse } from './types.js';
 
 export interface RollOptions {
@@ -52,7 +52,7 @@ export function roll(request: RollRequest, options?: RollOptions & PrepareOption
  * 1..sides) becomes a RandomSourceError with the cause attached; nothing else can fail here.
  */
 export function rollPrepared(prepared: PreparedRoll, options?: RollOptions): RollResponse {
-  const random = options?.random ?? cryptoRandom;
+  const random = checkedSource(options?.random ?? cryptoRandom);
   const onDeprecation = options?.onDeprecation;
   if (onDeprecation !== undefined) {
     for (const warning of prepared.deprecations) onDeprecation(warning);
@@ -77,44 +77,41 @@ export function rollPrepared(prepared: PreparedRoll, options?: RollOptions): Rol
   return response;
 }
 
-function throwDie(random: RandomSource, sides: number): number {
-  let face: number;
-  try {
-    face = random.die(sides);
-  } catch (cause) {
-    throw new RandomSourceError({ cause });
-  }
-  if (!(face >= 1 && face <= sides) || Math.floor(face) !== face) {
-    throw new RandomSourceError({ cause: new RangeError('the random source gave a face outside 1..sides') });
-  }
-  return face;
+/**
+ * The source as the hot loop calls it. The production sampler is trusted to return faces in
+ * 1..sides; any other source is checked on every die, so a broken one fails loudly instead of
+ * producing impossible results.
+ */
+function checkedSource(random: RandomSource): RandomSource {
+  if (random instanceof WordSampler) return random;
+  return {
+    die(sides: number): number {
+      const face = random.die(sides);
+      if (!(face >= 1 && face <= sides) || Math.floor(face) !== face) {
+        throw new RandomSourceError({
+          cause: new RangeError('the random source gave a face outside 1..sides'),
+        });
+      }
+      return face;
+    },
+  };
 }
 
 function rollGroup(plan: GroupPlan, random: RandomSource): DieGroup {
-  const { sides, count, explode, rerollLimit, rerollLow, rerollHigh } = plan;
-  const results: number[] = [];
-
-  // Throw every die: rerolled-away throws, the final throw, then explosion extras.
-  for (let d = 0; d < count; d++) {
-    let face = throwDie(random, sides);
-    for (let rerolls = 0; rerolls < rerollLimit && face >= rerollLow && face <= rerollHigh; rerolls++) {
-      results.push(face);
-      face = throwDie(random, sides);
-    }
-    chainStart[d] = results.length;
-    results.push(face);
-    let value = face;
-    if (explode !== ExplodeRule.None && face === sides) {
-      const penalty = explode === ExplodeRule.Penetrate ? 1 : 0;
-      let raw = face;
-      for (let extras = 0; extras < EXPLODE_CAP && raw === sides; extras++) {
-        raw = throwDie(random, sides);
-        results.push(raw - penalty);
-        value += raw - penalty;
-      }
-    }
-    chainEnd[d] = results.length;
-    dieValue[d] = value;
+  const { sides, count } = plan;
+  if (plan.keep === KeepRule.All && plan.rerollLimit === 0 && plan.explode === ExplodeRule.None) {
+    return rollPlainGroup(plan, random);
+  }
+  let results: number[];
+  // Only the random source can throw while dice are thrown (the rest is array writes), so one
+  // handler around the loop maps its failures without a try block per die.
+  try {
+    results =
+      plan.rerollLimit === 0 && plan.explode === ExplodeRule.None
+        ? throwPlainDice(plan, random)
+        : throwDice(plan, random);
+  } catch (cause) {
+    throw cause instanceof RandomSourceError ? cause : new RandomSourceError({ cause });
   }
 
   const keptDice = selectKept(plan.keep, plan.keepAmount, count);
@@ -124,7 +121,7 @@ function rollGroup(plan: GroupPlan, random: RandomSource): DieGroup {
   let keptFlags: boolean[];
   let kept: number[];
   let sum = 0;
-  if (keptDice === count && rerollLimit === 0) {
+  if (keptDice === count && plan.rerollLimit === 0) {
     keptFlags = new Array<boolean>(length).fill(true);
     kept = results.slice();
     for (let d = 0; d < count; d++) sum += dieValue[d]!;
@@ -164,6 +161,82 @@ function rollGroup(plan: GroupPlan, random: RandomSource): DieGroup {
     total: plan.sign * plan.multiplier * sum || 0,
     naturalHigh,
     naturalLow,
+  };
+}
+
+/** Dice that neither reroll nor explode: one throw each, so `results` is allocated once. */
+function throwPlainDice(plan: GroupPlan, random: RandomSource): number[] {
+  const { sides, count } = plan;
+  const results = new Array<number>(count);
+  if (random instanceof WordSampler) {
+    random.fill(sides, results, count);
+  } else {
+    for (let d = 0; d < count; d++) results[d] = random.die(sides);
+  }
+  for (let d = 0; d < count; d++) {
+    chainStart[d] = d;
+    chainEnd[d] = d + 1;
+    dieValue[d] = results[d]!;
+  }
+  return results;
+}
+
+/** Throws every die: its rerolled-away throws, its final throw, then its explosion extras. */
+function throwDice(plan: GroupPlan, random: RandomSource): number[] {
+  const { sides, count, explode, rerollLimit, rerollLow, rerollHigh } = plan;
+  const results: number[] = [];
+  for (let d = 0; d < count; d++) {
+    let face = random.die(sides);
+    for (let rerolls = 0; rerolls < rerollLimit && face >= rerollLow && face <= rerollHigh; rerolls++) {
+      results.push(face);
+      face = random.die(sides);
+    }
+    chainStart[d] = results.length;
+    results.push(face);
+    let value = face;
+    if (explode !== ExplodeRule.None && face === sides) {
+      const penalty = explode === ExplodeRule.Penetrate ? 1 : 0;
+      let raw = face;
+      for (let extras = 0; extras < EXPLODE_CAP && raw === sides; extras++) {
+        raw = random.die(sides);
+        results.push(raw - penalty);
+        value += raw - penalty;
+      }
+    }
+    chainEnd[d] = results.length;
+    dieValue[d] = value;
+  }
+  return results;
+}
+
+/** The most common group (`3d6`, `999d6`): one throw per die, every die kept. */
+function rollPlainGroup(plan: GroupPlan, random: RandomSource): DieGroup {
+  const { sides, count } = plan;
+  const results = new Array<number>(count);
+  try {
+    if (random instanceof WordSampler) {
+      random.fill(sides, results, count);
+    } else {
+      for (let d = 0; d < count; d++) results[d] = random.die(sides);
+    }
+  } catch (cause) {
+    throw cause instanceof RandomSourceError ? cause : new RandomSourceError({ cause });
+  }
+  let sum = 0;
+  for (let d = 0; d < count; d++) sum += results[d]!;
+  const kept = results.slice();
+  sortDescending(kept, sides);
+  const single = count === 1 ? results[0] : undefined;
+  return {
+    sides,
+    sign: plan.sign,
+    results,
+    kept,
+    keptFlags: new Array<boolean>(count).fill(true),
+    multiplier: plan.multiplier,
+    total: plan.sign * plan.multiplier * sum || 0,
+    naturalHigh: single === sides,
+    naturalLow: single === 1,
   };
 }
 

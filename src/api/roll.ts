@@ -1,0 +1,50 @@
+// The rolling work behind the procedures: prepare (parse and count) every roll, enforce the
+// batch budget before any die is thrown, then roll with the context's random source.
+import { FormulaError, RequestError, TooManyDiceError } from '../errors.js';
+import { type PreparedRoll, prepareRoll, rollPrepared } from '../index.js';
+import type { RollRequest, RollResponse } from '../roll/types.js';
+import { toTrpcError } from './errors.js';
+import type { DiceContext } from './trpc.js';
+
+function deprecationLogger(ctx: DiceContext) {
+  return (warning: { message: string; item: string }) => {
+    ctx.log.warn({ deprecation: warning.item }, warning.message);
+  };
+}
+
+export function rollOne(request: RollRequest, ctx: DiceContext): RollResponse {
+  try {
+    const prepared = prepareRoll(request, { dicePerRoll: ctx.dicePerRoll });
+    return rollPrepared(prepared, { random: ctx.random, onDeprecation: deprecationLogger(ctx) });
+  } catch (error) {
+    throw toTrpcError(error);
+  }
+}
+
+/** Locates an item's error inside the batch, so the message names `rolls[3].formula`. */
+function withinBatch(error: unknown, index: number): unknown {
+  if (error instanceof FormulaError) return error.within(`rolls[${index}]`);
+  if (error instanceof RequestError) return new RequestError(`rolls[${index}]: ${error.message}`);
+  return error;
+}
+
+export function rollBatch(requests: readonly RollRequest[], ctx: DiceContext): { rolls: RollResponse[] } {
+  const onDeprecation = deprecationLogger(ctx);
+  const prepared: PreparedRoll[] = [];
+  let requested = 0;
+  for (let index = 0; index < requests.length; index++) {
+    try {
+      const roll = prepareRoll(requests[index]!, { dicePerRoll: ctx.dicePerRoll });
+      requested += roll.diceCount;
+      prepared.push(roll);
+    } catch (error) {
+      throw toTrpcError(withinBatch(error, index));
+    }
+  }
+  if (requested > ctx.dicePerBatch) throw toTrpcError(new TooManyDiceError(ctx.dicePerBatch, requested));
+  try {
+    return { rolls: prepared.map((roll) => rollPrepared(roll, { random: ctx.random, onDeprecation })) };
+  } catch (error) {
+    throw toTrpcError(error);
+  }
+}

@@ -1,0 +1,92 @@
+// The procedures of fairdice. Each REST procedure's `meta.openapi` is the single declaration of
+// its path: the REST bridge and the OpenAPI document are both derived from it.
+import { LIMITS } from '../limits.js';
+import { VERSION } from '../version.js';
+import { rollBatch, rollOne } from './roll.js';
+import {
+  BatchRollRequestSchema,
+  BatchRollResponseSchema,
+  HealthResponseSchema,
+  RollQuerySchema,
+  RollRequestSchema,
+  RollResponseSchema,
+} from './schemas.js';
+import { publicProcedure, router } from './trpc.js';
+
+/** The error statuses of every rolling operation (SPEC.md, Endpoints rule 2). */
+const rollErrors = {
+  400: 'The request or the formula was rejected (invalid_request, invalid_formula, too_many_dice).',
+  413: `The request body is larger than the limit (${LIMITS.bodyBytes} bytes by default).`,
+  429: 'Too many requests from this address.',
+  500: 'The random source failed; the caller may try again.',
+};
+
+export const appRouter = router({
+  roll: publicProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/v1/roll',
+        protect: false,
+        tags: ['dice'],
+        summary: 'Roll a formula from the query string',
+        description:
+          'Rolls `formula` (send `+` as `%2B` in a URL) with an optional `advantage`. ' +
+          'Takes no bonuses or tags; use POST /v1/roll for those.',
+        errorResponses: rollErrors,
+      },
+    })
+    .input(RollQuerySchema)
+    .output(RollResponseSchema)
+    .query(({ input, ctx }) => rollOne(input, ctx)),
+
+  rollWith: publicProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/v1/roll',
+        protect: false,
+        tags: ['dice'],
+        summary: 'Roll a formula with bonuses and tags',
+        description:
+          'Rolls a full RollRequest: formula, advantage, bonuses and the tags the formula may end with.',
+        errorResponses: rollErrors,
+      },
+    })
+    .input(RollRequestSchema)
+    .output(RollResponseSchema)
+    .mutation(({ input, ctx }) => rollOne(input, ctx)),
+
+  batch: publicProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/v1/roll/batch',
+        protect: false,
+        tags: ['dice'],
+        summary: 'Roll several formulas at once',
+        description: `Rolls up to ${LIMITS.rollsPerBatch} requests in order. The dice of all rolls count against one batch budget (${LIMITS.dicePerBatch} by default); over it the whole batch is refused with too_many_dice.`,
+        errorResponses: rollErrors,
+      },
+    })
+    .input(BatchRollRequestSchema)
+    .output(BatchRollResponseSchema)
+    .mutation(({ input, ctx }) => rollBatch(input.rolls, ctx)),
+
+  health: publicProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/v1/health',
+        protect: false,
+        tags: ['service'],
+        summary: 'Liveness',
+        description: 'Answers while the service is up. Rolls nothing.',
+        errorResponses: { 429: 'Too many requests from this address.' },
+      },
+    })
+    .output(HealthResponseSchema)
+    .query(() => ({ status: 'ok' as const, version: VERSION })),
+});
+
+export type AppRouter = typeof appRouter;

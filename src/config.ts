@@ -1,0 +1,160 @@
+// The service's configuration, read from the environment and validated once at start-up; a bad
+// value stops start-up with one line naming the variable and what it accepts.
+import { isIP } from 'node:net';
+import { z } from 'zod';
+import { LIMITS } from './limits.js';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/**
+ * TRUST_PROXY as fastify's `trustProxy`: unset/false = the socket address counts; true = trust
+ * every proxy; a number = trust that many hops; otherwise a comma list of addresses or CIDRs.
+ */
+export type TrustProxy = boolean | number | string;
+
+export interface Config {
+  port: number;
+  host: string;
+  rateLimitMax: number;
+  rateLimitWindowMs: number;
+  redisUrl: string | undefined;
+  trustProxy: TrustProxy;
+  dicePerRoll: number;
+  dicePerBatch: number;
+  bodyLimitBytes: number;
+  logLevel: (typeof LOG_LEVELS)[number];
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+const integer = (name: string, min: number, max: number, fallback: number) =>
+  z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      if (text === undefined || text.trim() === '') return fallback;
+      const value = /^\s*\d+\s*$/.test(text) ? Number(text) : Number.NaN;
+      if (!Number.isSafeInteger(value) || value < min || value > max) {
+        ctx.addIssue({ code: 'custom', message: `${name} must be an integer from ${min} to ${max}` });
+        return z.NEVER;
+      }
+      return value;
+    });
+
+function isProxyAddress(entry: string): boolean {
+  const [address, bits, extra] = entry.split('/');
+  if (address === undefined || extra !== undefined || isIP(address) === 0) return false;
+  if (bits === undefined) return true;
+  const max = isIP(address) === 4 ? 32 : 128;
+  return /^\d+$/.test(bits) && Number(bits) <= max;
+}
+
+const trustProxy = z
+  .string()
+  .optional()
+  .transform((text, ctx): TrustProxy => {
+    const value = text?.trim() ?? '';
+    if (value === '' || value === 'false') return false;
+    if (value === 'true') return true;
+    if (/^\d+$/.test(value)) return Number(value);
+    const entries = value.split(',').map((entry) => entry.trim());
+    if (entries.every(isProxyAddress)) return entries.join(',');
+    ctx.addIssue({
+      code: 'custom',
+      message: 'TRUST_PROXY must be true, false, a hop count, or a comma list of IP addresses or CIDR ranges',
+    });
+    return z.NEVER;
+  });
+
+const redisUrl = z
+  .string()
+  .optional()
+  .transform((text, ctx) => {
+    if (text === undefined || text.trim() === '') return undefined;
+    let url: URL | undefined;
+    try {
+      url = new URL(text.trim());
+    } catch {
+      url = undefined;
+    }
+    if (
+      url === undefined ||
+      (url.protocol !== 'redis:' && url.protocol !== 'rediss:') ||
+      url.hostname === ''
+    ) {
+      ctx.addIssue({ code: 'custom', message: 'REDIS_URL must be a redis:// or rediss:// URL with a host' });
+      return z.NEVER;
+    }
+    return text.trim();
+  });
+
+const host = z
+  .string()
+  .optional()
+  .transform((text, ctx) => {
+    const value = text?.trim() || '127.0.0.1';
+    if (!/^[A-Za-z0-9.:-]+$/.test(value)) {
+      ctx.addIssue({ code: 'custom', message: 'HOST must be a host name or an IP address' });
+      return z.NEVER;
+    }
+    return value;
+  });
+
+const logLevel = z
+  .string()
+  .optional()
+  .transform((text, ctx) => {
+    const value = text?.trim() || 'info';
+    const level = LOG_LEVELS.find((known) => known === value);
+    if (level === undefined) {
+      ctx.addIssue({ code: 'custom', message: `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}` });
+      return z.NEVER;
+    }
+    return level;
+  });
+
+const EnvSchema = z.object({
+  PORT: integer('PORT', 0, 65_535, 3000),
+  HOST: host,
+  RATE_LIMIT_MAX: integer('RATE_LIMIT_MAX', 1, 1_000_000_000, LIMITS.rateLimitMax),
+  RATE_LIMIT_WINDOW_MS: integer('RATE_LIMIT_WINDOW_MS', 1, 2_147_483_647, LIMITS.rateLimitWindowMs),
+  REDIS_URL: redisUrl,
+  TRUST_PROXY: trustProxy,
+  DICE_PER_ROLL: integer('DICE_PER_ROLL', 1, LIMITS.dicePerRoll * 1000, LIMITS.dicePerRoll),
+  DICE_PER_BATCH: integer('DICE_PER_BATCH', 1, LIMITS.dicePerBatch * 1000, LIMITS.dicePerBatch),
+  BODY_LIMIT_BYTES: integer('BODY_LIMIT_BYTES', 64, 100 * 1024 * 1024, LIMITS.bodyBytes),
+  LOG_LEVEL: logLevel,
+});
+
+/** Reads the configuration; throws ConfigError with one line naming every bad variable. */
+export function loadConfig(env: Readonly<Record<string, string | undefined>> = process.env): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => issue.message);
+    throw new ConfigError(`Invalid configuration: ${problems.join('; ')}.`);
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    rateLimitMax: e.RATE_LIMIT_MAX,
+    rateLimitWindowMs: e.RATE_LIMIT_WINDOW_MS,
+    redisUrl: e.REDIS_URL,
+    trustProxy: e.TRUST_PROXY,
+    dicePerRoll: e.DICE_PER_ROLL,
+    dicePerBatch: e.DICE_PER_BATCH,
+    bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    logLevel: e.LOG_LEVEL,
+  };
+}
+
+/** The defaults, for tests and embedders that build the app without an environment. */
+export const defaultConfig = (overrides: Partial<Config> = {}): Config => ({
+  ...loadConfig({}),
+  ...overrides,
+});

@@ -1,0 +1,110 @@
+// The fastify application: REST routes bridged from the procedures, the tRPC endpoint, the
+// OpenAPI document, the index, CORS, rate limiting, body limit and the one error envelope.
+// It never listens: tests drive it with inject or a real port; src/server.ts serves it.
+import { type FastifyTRPCPluginOptions, fastifyTRPCPlugin } from '@trpc/server/adapters/fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest, LogController } from 'fastify';
+import type { DestinationStream } from 'pino';
+import { apiError, NOT_FOUND_MESSAGE } from '../api/errors.js';
+import { type AppRouter, appRouter } from '../api/router.js';
+import type { DiceContext } from '../api/trpc.js';
+import type { Config } from '../config.js';
+import { cryptoRandom } from '../index.js';
+import type { RandomSource } from '../roll/types.js';
+import { PACKAGE_NAME, VERSION } from '../version.js';
+import { registerRestBridge } from './bridge.js';
+import { docsPlugin } from './docs.js';
+import { replyWithError, toApiError } from './errors.js';
+import { buildOpenApiDocument } from './openapi.js';
+import { registerRateLimit } from './rate-limit.js';
+
+/** Test-only ways in; nothing here is reachable over HTTP. */
+export interface AppSeams {
+  /** The random source of every roll (default: the CSPRNG source). */
+  random?: RandomSource;
+  /** Where the log lines go (default: stdout). */
+  logStream?: DestinationStream;
+}
+
+export const INDEX_LINKS = { openapi: '/openapi.json', health: '/v1/health', docs: '/docs' } as const;
+
+export async function buildApp(config: Config, seams: AppSeams = {}): Promise<FastifyInstance> {
+  const bodyLimit = config.bodyLimitBytes;
+  const app = Fastify({
+    logger: seams.logStream
+      ? { level: config.logLevel, stream: seams.logStream }
+      : { level: config.logLevel },
+    // Per-request log lines cost more than a roll; errors and deprecations are still logged.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit,
+    // A hop count as the function proxy-addr would build from it (fastify's types omit numbers).
+    trustProxy:
+      typeof config.trustProxy === 'number'
+        ? (_address: string, hop: number) => hop < (config.trustProxy as number)
+        : config.trustProxy,
+    // A malformed URL (`/v1/roll%`) never reaches the error handler.
+    frameworkErrors: (error, request, reply) => {
+      reply.header('access-control-allow-origin', '*');
+      replyWithError(request, reply, error, bodyLimit);
+    },
+  });
+
+  // Only JSON bodies: text/plain would otherwise be parsed and reach the schemas as a string.
+  app.removeContentTypeParser('text/plain');
+
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('access-control-allow-origin', '*');
+    if (request.method !== 'OPTIONS') return done();
+    reply
+      .code(204)
+      .header('access-control-allow-methods', 'GET, POST, OPTIONS')
+      .header(
+        'access-control-allow-headers',
+        request.headers['access-control-request-headers'] ?? 'content-type',
+      )
+      .header('access-control-max-age', '86400')
+      .send();
+  });
+  await registerRateLimit(app, config);
+
+  app.setErrorHandler((error, request, reply) => replyWithError(request, reply, error, bodyLimit));
+  app.setNotFoundHandler((request, reply) =>
+    replyWithError(request, reply, apiError('not_found', NOT_FOUND_MESSAGE), bodyLimit),
+  );
+
+  const random = seams.random ?? cryptoRandom;
+  const contextOf = (request: FastifyRequest): DiceContext => ({
+    log: request.log,
+    random,
+    dicePerRoll: config.dicePerRoll,
+    dicePerBatch: config.dicePerBatch,
+  });
+
+  registerRestBridge(app, appRouter, { contextOf, bodyLimitBytes: bodyLimit });
+
+  const openapi = JSON.stringify(buildOpenApiDocument(appRouter, bodyLimit));
+  app.get('/openapi.json', (_request, reply) => reply.type('application/json; charset=utf-8').send(openapi));
+
+  await app.register(docsPlugin, { openapiUrl: INDEX_LINKS.openapi, routePrefix: INDEX_LINKS.docs });
+
+  const index = JSON.stringify({ name: PACKAGE_NAME, version: VERSION, links: INDEX_LINKS });
+  app.get('/', (_request, reply) => reply.type('application/json; charset=utf-8').send(index));
+
+  // Its own scope: the tRPC plugin replaces the JSON parser, which must not leak onto REST routes.
+  await app.register(async (scope) => {
+    await scope.register(fastifyTRPCPlugin, {
+      prefix: '/trpc',
+      trpcOptions: {
+        router: appRouter,
+        createContext: ({ req }) => contextOf(req),
+        onError({ error, req }) {
+          const api = toApiError(error, bodyLimit);
+          if (api === undefined || api.code === 'internal_error')
+            req.log.error({ err: error }, 'tRPC call failed');
+        },
+      } satisfies FastifyTRPCPluginOptions<AppRouter>['trpcOptions'],
+    });
+  });
+
+  await app.ready();
+  return app;
+}

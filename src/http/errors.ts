@@ -1,0 +1,80 @@
+// The one mapping from any error (dice, schema, tRPC, fastify, rate limiter) to the envelope
+// {"error":{"code","message"}}. Anything unrecognised becomes the generic 500 and is logged
+// with the request id; no library text or stack ever reaches a body.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import {
+  type ApiError,
+  apiError,
+  apiErrorOf,
+  internalError,
+  NOT_FOUND_MESSAGE,
+  payloadTooLargeMessage,
+  RATE_LIMITED_MESSAGE,
+  type RawInput,
+} from '../api/errors.js';
+
+/** What the rate limiter throws for a 429 (its errorResponseBuilder result). */
+export class RateLimitedError extends Error {
+  readonly statusCode = 429;
+  constructor() {
+    super(RATE_LIMITED_MESSAGE);
+    this.name = 'RateLimitedError';
+  }
+}
+
+const FASTIFY_MESSAGES: Readonly<Record<string, string>> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'Send the body as JSON, with Content-Type: application/json.',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'The body length does not match its Content-Length.',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'The JSON body is empty.',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'The body is not valid JSON.',
+};
+
+interface HttpErrorLike {
+  code?: unknown;
+  statusCode?: unknown;
+}
+
+/** The API error for any thrown value; `bodyLimitBytes` goes into the 413 message. */
+export function toApiError(error: unknown, bodyLimitBytes: number, input?: RawInput): ApiError | undefined {
+  const known = apiErrorOf(error, input);
+  if (known !== undefined) return known;
+  if (error instanceof RateLimitedError) return apiError('rate_limited', RATE_LIMITED_MESSAGE);
+  if (error === null || typeof error !== 'object') return undefined;
+  const { code, statusCode } = error as HttpErrorLike;
+  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE' || statusCode === 413) {
+    return apiError('payload_too_large', payloadTooLargeMessage(bodyLimitBytes));
+  }
+  if (code === 'FST_ERR_BAD_URL') return apiError('not_found', NOT_FOUND_MESSAGE);
+  if (typeof code === 'string' && code in FASTIFY_MESSAGES)
+    return apiError('invalid_request', FASTIFY_MESSAGES[code]!);
+  // JSON.parse failures from fastify's parser carry statusCode 400 and parser text: never echo it.
+  if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
+    return apiError(
+      'invalid_request',
+      error instanceof SyntaxError
+        ? FASTIFY_MESSAGES.FST_ERR_CTP_INVALID_JSON_BODY!
+        : 'The request is not valid.',
+    );
+  }
+  return undefined;
+}
+
+/** The envelope, as the exact JSON string sent. */
+export const envelopeOf = (error: ApiError): string =>
+  JSON.stringify({ error: { code: error.code, message: error.message } });
+
+/** Answers `error` in the envelope; an unexpected error is logged (with the request id) first. */
+export function replyWithError(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  error: unknown,
+  bodyLimitBytes: number,
+  input?: RawInput,
+): FastifyReply {
+  let api = toApiError(error, bodyLimitBytes, input);
+  if (api === undefined || api.code === 'internal_error') {
+    request.log.error({ err: error }, 'request failed');
+    api ??= internalError();
+  }
+  return reply.code(api.status).type('application/json; charset=utf-8').send(envelopeOf(api));
+}

@@ -1,0 +1,97 @@
+// Configuration from the environment: defaults, accepted forms, and a bad value refused with one
+// clear line naming the variable.
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+describe('loadConfig', () => {
+  it('has the documented defaults', () => {
+    expect(loadConfig({})).toEqual({
+      port: 3000,
+      host: '127.0.0.1',
+      rateLimitMax: 60,
+      rateLimitWindowMs: 60_000,
+      redisUrl: undefined,
+      trustProxy: false,
+      dicePerRoll: 1000,
+      dicePerBatch: 1000,
+      bodyLimitBytes: 8192,
+      logLevel: 'info',
+    });
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      HOST: '0.0.0.0',
+      RATE_LIMIT_MAX: '100',
+      RATE_LIMIT_WINDOW_MS: '1000',
+      REDIS_URL: 'redis://127.0.0.1:6379/0',
+      TRUST_PROXY: 'true',
+      DICE_PER_ROLL: '500',
+      DICE_PER_BATCH: '2000',
+      BODY_LIMIT_BYTES: '4096',
+      LOG_LEVEL: 'debug',
+    });
+    expect(config).toEqual({
+      port: 8080,
+      host: '0.0.0.0',
+      rateLimitMax: 100,
+      rateLimitWindowMs: 1000,
+      redisUrl: 'redis://127.0.0.1:6379/0',
+      trustProxy: true,
+      dicePerRoll: 500,
+      dicePerBatch: 2000,
+      bodyLimitBytes: 4096,
+      logLevel: 'debug',
+    });
+  });
+
+  it.each([
+    ['false', false],
+    ['', false],
+    ['2', 2],
+    ['10.0.0.1', '10.0.0.1'],
+    ['10.0.0.0/8, 192.168.1.1', '10.0.0.0/8,192.168.1.1'],
+    ['::1', '::1'],
+  ])('TRUST_PROXY=%j is %j', (value, expected) => {
+    expect(loadConfig({ TRUST_PROXY: value }).trustProxy).toEqual(expected);
+  });
+
+  it('PORT 0 asks for any free port', () => {
+    expect(loadConfig({ PORT: '0' }).port).toBe(0);
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '65536'],
+    ['PORT', '-1'],
+    ['PORT', '3.5'],
+    ['RATE_LIMIT_MAX', '0'],
+    ['RATE_LIMIT_WINDOW_MS', 'soon'],
+    ['DICE_PER_ROLL', '0'],
+    ['DICE_PER_BATCH', '1e3'],
+    ['BODY_LIMIT_BYTES', '12'],
+    ['LOG_LEVEL', 'loud'],
+    ['TRUST_PROXY', 'yes please'],
+    ['TRUST_PROXY', '10.0.0.0/99'],
+    ['REDIS_URL', 'localhost:6379'],
+    ['REDIS_URL', 'http://127.0.0.1:6379'],
+    ['HOST', 'bad host'],
+  ])('refuses %s=%j with one line naming it', (name, value) => {
+    let caught: unknown;
+    try {
+      loadConfig({ [name]: value });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    const message = (caught as ConfigError).message;
+    expect(message).toContain(name);
+    expect(message).not.toContain('\n');
+    expect(message).toMatch(/^Invalid configuration: /);
+  });
+
+  it('names every bad variable at once', () => {
+    expect(() => loadConfig({ PORT: 'x', LOG_LEVEL: 'y' })).toThrow(/PORT.*LOG_LEVEL/);
+  });
+});

@@ -1,0 +1,188 @@
+// The parser: the AST it builds, the errors it gives (located, readable, web-safe), and
+// totality: every string parses or throws a FormulaError.
+
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { FormulaError, LIMITS, parseFormula, parseFragment } from '../../src/index.js';
+
+function parseError(text: string, options?: Parameters<typeof parseFormula>[1]): FormulaError {
+  try {
+    parseFormula(text, options);
+  } catch (error) {
+    expect(error).toBeInstanceOf(FormulaError);
+    return error as FormulaError;
+  }
+  throw new Error(`expected ${JSON.stringify(text)} to fail`);
+}
+
+describe('AST', () => {
+  it('builds plain nodes with columns', () => {
+    expect(parseFormula('4d6kh3+2')).toEqual({
+      kind: 'formula',
+      terms: [
+        {
+          kind: 'dice',
+          sign: 1,
+          count: 4,
+          countWritten: true,
+          sides: 6,
+          percentile: false,
+          modifiers: [{ kind: 'keep', mode: 'highest', amount: 3, column: 4 }],
+          column: 1,
+          sidesColumn: 3,
+        },
+        { kind: 'flat', sign: 1, value: 2, column: 8 },
+      ],
+      tag: null,
+    });
+  });
+
+  it('records every modifier in written order', () => {
+    const ast = parseFormula(' -d%!pR>=3X2dl2 fire', { tags: ['fire'] });
+    const dice = ast.terms[0];
+    expect(dice).toMatchObject({ kind: 'dice', sign: -1, count: 1, countWritten: false, sides: 100 });
+    expect(dice?.kind === 'dice' && dice.modifiers.map((m) => m.kind)).toEqual([
+      'explode',
+      'reroll',
+      'multiply',
+      'drop',
+    ]);
+    expect(ast.tag).toEqual({ word: 'fire', column: 17 });
+  });
+
+  it('reads compare points and defaults', () => {
+    const compares = ['r', 'r3', 'r=3', 'r<3', 'r<=3', 'r>3', 'r>=3', 'ro'].map((m) => {
+      const dice = parseFormula(`1d6${m}`).terms[0];
+      return dice?.kind === 'dice' && dice.modifiers[0]?.kind === 'reroll' ? dice.modifiers[0].compare : null;
+    });
+    expect(compares).toEqual([
+      { operator: '=', value: 1 },
+      { operator: '=', value: 3 },
+      { operator: '=', value: 3 },
+      { operator: '<', value: 3 },
+      { operator: '<=', value: 3 },
+      { operator: '>', value: 3 },
+      { operator: '>=', value: 3 },
+      { operator: '=', value: 1 },
+    ]);
+  });
+
+  it('a fragment takes a leading sign and no tag, and may have no dice', () => {
+    expect(parseFragment('-2').terms).toEqual([{ kind: 'flat', sign: -1, value: 2, column: 2 }]);
+    expect(parseFragment('+1d4').terms[0]).toMatchObject({ kind: 'dice', sign: 1, sides: 4 });
+    expect(() => parseFragment('1d4 fire')).toThrow(FormulaError);
+  });
+});
+
+describe('errors', () => {
+  it.each([
+    ['4d', 3, ['a number of sides']],
+    ['1d6x', 5, ['a multiplier']],
+    ['1d6r<', 6, ['a number to compare with']],
+    ['', 1, ['a term (dice like 2d6, or a number)', 'a sign (+ or -)']],
+    ['1d20+', 6, ['a term (dice like 2d6, or a number)']],
+    ['4x', 2, ['the letter d', 'a sign (+ or -)', 'the end of the formula']],
+  ] as const)('%j fails at column %i expecting %j', (text, column, expected) => {
+    const error = parseError(text);
+    expect(error.column).toBe(column);
+    expect(error.expected).toEqual(expected);
+    expect(error.item).toBe('formula');
+    expect(error.code).toBe('invalid_formula');
+  });
+
+  it('names the item it was given', () => {
+    expect(parseError('1d', { item: 'rolls[3].formula' }).message).toMatch(
+      /^rolls\[3\]\.formula, column 3: /,
+    );
+    expect(() => parseFragment('x', { item: 'bonuses[2]' })).toThrow(/^bonuses\[2\], column 1: /);
+  });
+
+  it('describes characters a formula cannot contain instead of quoting them', () => {
+    const error = parseError('2d6<script>alert(1)</script>');
+    expect(error.column).toBe(4);
+    expect(error.message).not.toMatch(/[<>]/);
+    expect(error.message).toContain('a less-than sign');
+    expect(parseError('1d6"').message).toContain('a character that a formula cannot contain');
+    expect(parseError('1d6"').message).not.toContain('"');
+    expect(parseError('1d6\u0000').message).not.toContain('\u0000');
+    expect(parseError('1d6&').message).not.toContain('&');
+  });
+
+  it('quotes only a short excerpt of a bad trailing word', () => {
+    const error = parseError(`1d6 ${'a'.repeat(150)}`);
+    expect(error.message.length).toBeLessThan(150);
+  });
+
+  it('refuses a formula longer than the limit before parsing it', () => {
+    const long = `1d6${'+1'.repeat(LIMITS.formulaMaxLength)}`;
+    const error = parseError(long);
+    expect(error.column).toBeUndefined();
+    expect(error.message).toContain(String(LIMITS.formulaMaxLength));
+    expect(() => parseFragment('1'.repeat(LIMITS.bonusMaxLength + 1))).toThrow(FormulaError);
+    expect(
+      parseFormula(`1d6${'+1'.repeat(Math.floor((LIMITS.formulaMaxLength - 3) / 2))}`).terms.length,
+    ).toBeGreaterThan(90);
+  });
+});
+
+/** Characters a formula is made of, plus markup and whitespace, to reach deep into the grammar. */
+const FORMULA_CHARS = [...'0123456789dD%+-khlKLadvisrRoO!pPxX<>= \tfire', '<script>', '20', '6'];
+
+function checkTotal(text: string, tags?: readonly string[]): void {
+  try {
+    const ast = parseFormula(text, { tags });
+    expect(ast.kind).toBe('formula');
+    expect(ast.terms.some((term) => term.kind === 'dice')).toBe(true);
+  } catch (error) {
+    if (!(error instanceof FormulaError)) throw error;
+    expect(error.message).not.toContain('<');
+    expect(error.code).toBe('invalid_formula');
+    if (error.column !== undefined) {
+      expect(error.column).toBeGreaterThanOrEqual(1);
+      expect(error.column).toBeLessThanOrEqual(text.length + 1);
+    }
+  }
+}
+
+describe('totality', () => {
+  it('any string up to 200 characters parses or throws FormulaError without "<"', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 200, unit: 'binary' }), (text) => checkTotal(text)),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('... also for strings made of formula characters and markup', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ maxLength: 200, unit: fc.constantFrom(...FORMULA_CHARS) }).map((s) => s.slice(0, 200)),
+        (text) => checkTotal(text, ['fire']),
+      ),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('... also for control characters and odd unicode next to valid formulas', () => {
+    const odd = fc.constantFrom(
+      '\u0000',
+      '\u0007',
+      '\n',
+      '\r',
+      '\u00a0',
+      '\u200b',
+      '\ud800',
+      '😀',
+      '\u202e',
+      '<',
+    );
+    fc.assert(
+      fc.property(
+        fc.constantFrom('1d20+7', '4d6kh3', '2d20adv', '2d6 fire'),
+        fc.nat(10),
+        odd,
+        (formula, at, char) => checkTotal(formula.slice(0, at) + char + formula.slice(at), ['fire']),
+      ),
+      { numRuns: 1000 },
+    );
+  });
+});

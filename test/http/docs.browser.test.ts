@@ -1,0 +1,225 @@
+// /docs in a real browser (Debian's Chromium, headless): the page renders the operations, asks no
+// host but this server, and its "try it" rolls dice against the same server.
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultConfig } from '../../src/config.js';
+import { buildApp } from '../../src/http/app.js';
+
+// The service's defaults: the page load is proven to fit the limit every caller gets.
+const config = defaultConfig({ logLevel: 'silent' });
+
+const CHROMIUM = '/usr/bin/chromium';
+// Without the networking flags Chromium's own background connections fail on a closed network
+// and show up as failed requests.
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+];
+
+interface OpenApiOperation {
+  readonly parameters?: readonly { readonly name: string }[];
+  readonly requestBody?: unknown;
+  readonly responses: Record<string, unknown>;
+}
+interface OpenApiDocument {
+  readonly paths: Record<string, Record<string, OpenApiOperation>>;
+}
+
+/** Swagger UI's block for one operation, found by its method and exact path. */
+function operationBlock(page: Page, method: string, path: string): Locator {
+  return page.locator(`.opblock-${method}`, {
+    has: page.locator(`.opblock-summary-path[data-path="${path}"]`),
+  });
+}
+
+const chromiumPresent = existsSync(CHROMIUM);
+if (!chromiumPresent) {
+  if (process.env.CI === 'true') {
+    throw new Error(`${CHROMIUM} is missing and CI=true: .ci/run must install chromium`);
+  }
+  console.warn(
+    [
+      '',
+      '#'.repeat(78),
+      `#  SKIPPING the /docs browser test: ${CHROMIUM} is not installed.`,
+      '#  Install it (apt-get install -y chromium) to run it; under CI=true it fails.',
+      '#'.repeat(78),
+      '',
+    ].join('\n'),
+  );
+}
+
+describe.skipIf(!chromiumPresent)('/docs in headless Chromium', () => {
+  let app: FastifyInstance;
+  let origin: string;
+  let userDataDir: string;
+  let screenshotDir: string;
+  let context: BrowserContext;
+  let page: Page;
+  const requested: string[] = [];
+  const failed: string[] = [];
+  const consoleErrors: string[] = [];
+  const limitedResponses: { url: string; remaining: number }[] = [];
+  let openapi: OpenApiDocument;
+  const foreignRequests = (): string[] =>
+    requested.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith('data:'));
+
+  beforeAll(async () => {
+    app = await buildApp(config);
+    origin = await app.listen({ host: '127.0.0.1', port: 0 });
+    userDataDir = await mkdtemp(join(tmpdir(), 'fairdice-chromium-'));
+    screenshotDir = await mkdtemp(join(tmpdir(), 'fairdice-docs-'));
+    context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      viewport: { width: 1280, height: 1000 },
+    });
+    context.on('request', (request) => {
+      requested.push(request.url());
+    });
+    context.on('requestfailed', (request) => {
+      failed.push(`${request.url()}: ${request.failure()?.errorText ?? 'failed'}`);
+    });
+    context.on('response', (response) => {
+      const header = response.headers()['x-ratelimit-remaining'];
+      if (header !== undefined) {
+        limitedResponses.push({ url: response.url(), remaining: Number(header) });
+      }
+    });
+    page = context.pages()[0] ?? (await context.newPage());
+    page.on('console', (message) => {
+      if (message.type() === 'error') consoleErrors.push(message.text());
+    });
+    page.on('pageerror', (error) => {
+      consoleErrors.push(`page error: ${error.message}`);
+    });
+  });
+
+  afterAll(async () => {
+    await context?.close();
+    await app?.close();
+    if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
+  });
+
+  it('loads the page and the document, asking nothing of any other host', async () => {
+    const documentResponse = page.waitForResponse(
+      (response) => new URL(response.url()).pathname === '/openapi.json',
+    );
+    const response = await page.goto(`${origin}/docs`);
+    expect(response?.status()).toBe(200);
+    openapi = (await (await documentResponse).json()) as OpenApiDocument;
+    await page.locator('.opblock').first().waitFor();
+    await page.waitForLoadState('networkidle');
+
+    const summaries = await page.locator('.opblock-summary-path').allTextContents();
+    expect(summaries.map((text) => text.trim())).toEqual(
+      expect.arrayContaining(['/v1/roll', '/v1/roll/batch']),
+    );
+
+    expect(consoleErrors).toEqual([]);
+    expect(failed).toEqual([]);
+    expect(foreignRequests()).toEqual([]);
+    // The page and the document count against the limit; every asset is exempt.
+    expect(limitedResponses.map((entry) => new URL(entry.url).pathname)).toEqual(['/docs', '/openapi.json']);
+    expect(limitedResponses.map((entry) => entry.remaining)).toEqual([
+      config.rateLimitMax - 1,
+      config.rateLimitMax - 2,
+    ]);
+  });
+
+  it('renders every operation of the document with its parameters, body and responses', async () => {
+    const operations = Object.entries(openapi.paths).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, operation]) => ({ path, method, operation })),
+    );
+    expect(operations.length).toBeGreaterThanOrEqual(2);
+    for (const { path, method, operation } of operations) {
+      const block = operationBlock(page, method, path);
+      await expect.poll(() => block.count(), { message: `${method} ${path}` }).toBe(1);
+      await block.locator('.opblock-summary').click();
+      for (const parameter of operation.parameters ?? []) {
+        await block.locator(`tr[data-param-name="${parameter.name}"]`).waitFor();
+      }
+      if (operation.requestBody) {
+        await block.locator('.opblock-section-request-body').waitFor();
+      }
+      const codes = Object.keys(operation.responses);
+      expect(codes.length).toBeGreaterThan(0);
+      for (const code of codes) {
+        await block.locator(`.responses-table tr.response[data-code="${code}"]`).waitFor();
+      }
+      // Collapse again so the next test starts from the page as a reader first sees it.
+      await block.locator('.opblock-summary').click();
+      await block.locator('.opblock-body').waitFor({ state: 'detached' });
+    }
+    expect(consoleErrors).toEqual([]);
+  });
+
+  /** Presses Execute on an expanded operation; returns the answer as the browser got it and as shown. */
+  async function execute(
+    block: Locator,
+    method: string,
+  ): Promise<{ status: number; body: unknown; shown: unknown }> {
+    const answer = page.waitForResponse(
+      (response) => response.request().method() === method && new URL(response.url()).pathname === '/v1/roll',
+    );
+    await block.locator('button.execute').click();
+    const answered = await answer;
+    expect(new URL(answered.url()).origin).toBe(origin);
+    const liveResponse = block.locator('.live-responses-table .response');
+    await liveResponse.waitFor();
+    expect((await liveResponse.locator('.response-col_status').textContent())?.trim()).toBe(
+      String(answered.status()),
+    );
+    const shownText = await liveResponse.locator('.response-col_description pre').first().textContent();
+    return { status: answered.status(), body: await answered.json(), shown: JSON.parse(shownText ?? '') };
+  }
+
+  it('rolls dice from the page with "try it" on GET /v1/roll and shows the answer', async () => {
+    const block = operationBlock(page, 'get', '/v1/roll');
+    await block.locator('.opblock-summary').click();
+    // A `+` typed into the form must reach the server as a plus, not as a space.
+    await block.locator('tr[data-param-name="formula"] input').fill('1d20+3');
+
+    const { status, body, shown } = await execute(block, 'GET');
+    expect(status).toBe(200);
+    const roll = body as { formula?: unknown; total?: unknown };
+    expect(roll.formula).toBe('1d20+3');
+    expect(typeof roll.total).toBe('number');
+    expect(shown).toEqual(body);
+
+    const screenshot = join(screenshotDir, 'docs.png');
+    await page.screenshot({ path: screenshot, fullPage: true });
+    console.log(`/docs screenshot: ${screenshot}`);
+
+    expect(consoleErrors).toEqual([]);
+    expect(failed).toEqual([]);
+    expect(foreignRequests()).toEqual([]);
+  });
+
+  it('rolls with the example JSON body of POST /v1/roll as the form offers it', async () => {
+    const block = operationBlock(page, 'post', '/v1/roll');
+    await block.locator('.opblock-summary').click();
+    await block.locator('.opblock-section-request-body textarea').waitFor();
+
+    const { status, body, shown } = await execute(block, 'POST');
+    expect(status).toBe(200);
+    expect(typeof (body as { total?: unknown }).total).toBe('number');
+    expect(shown).toEqual(body);
+
+    expect(consoleErrors).toEqual([]);
+    expect(failed).toEqual([]);
+    expect(foreignRequests()).toEqual([]);
+  });
+});

@@ -1,0 +1,66 @@
+// Shared pieces of the HTTP tests: an app with test limits, scripted random sources, a log
+// collector, and the envelope check every error response must pass.
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { expect } from 'vitest';
+import { type Config, defaultConfig } from '../../src/config.js';
+import { type AppSeams, buildApp } from '../../src/http/app.js';
+import type { RandomSource } from '../../src/roll/types.js';
+
+/** Every die shows its maximum face. */
+export const maxRandom: RandomSource = { die: (sides) => sides };
+/** Every die shows 1. */
+export const minRandom: RandomSource = { die: () => 1 };
+/** A source that fails the way an exhausted entropy pool would. */
+export const failingRandom: RandomSource = {
+  die() {
+    throw new Error('entropy source unavailable: /dev/urandom <closed>');
+  },
+};
+
+export interface LogLine {
+  level: number;
+  msg?: string;
+  reqId?: string;
+  [key: string]: unknown;
+}
+
+/** A pino destination that keeps every line, parsed. */
+export function logCollector(): { lines: LogLine[]; write(line: string): void } {
+  const lines: LogLine[] = [];
+  return {
+    lines,
+    write(line: string) {
+      lines.push(JSON.parse(line) as LogLine);
+    },
+  };
+}
+
+/** An app with a rate limit high enough not to interfere, unless a test sets its own. */
+export function makeApp(overrides: Partial<Config> = {}, seams: AppSeams = {}): Promise<FastifyInstance> {
+  return buildApp(defaultConfig({ rateLimitMax: 10_000, logLevel: 'warn', ...overrides }), {
+    random: maxRandom,
+    logStream: logCollector(),
+    ...seams,
+  });
+}
+
+/** Asserts the exact envelope, the status and the code, and that the message is safe for a page. */
+export function expectError(response: LightMyRequestResponse, status: number, code: string): string {
+  expect(response.statusCode, response.body).toBe(status);
+  expect(response.headers['content-type']).toMatch(/^application\/json/);
+  const body = response.json() as { error: { code: string; message: string } };
+  expect(Object.keys(body)).toEqual(['error']);
+  expect(Object.keys(body.error).sort()).toEqual(['code', 'message']);
+  expect(body.error.code).toBe(code);
+  expect(typeof body.error.message).toBe('string');
+  expect(body.error.message.length).toBeGreaterThan(0);
+  expectSafeMessage(body.error.message);
+  return body.error.message;
+}
+
+/** No markup, no stack trace, no library text. */
+export function expectSafeMessage(message: string): void {
+  expect(message).not.toMatch(/[<>]/);
+  expect(message).not.toMatch(/\bat .+:\d+:\d+/);
+  expect(message).not.toMatch(/zod|Invalid input|Unexpected token|FST_|TRPC|SyntaxError|stack/i);
+}

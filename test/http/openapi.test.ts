@@ -1,0 +1,278 @@
+// The OpenAPI document: a valid 3.1 document generated from the router, with our error schemas
+// (exact code enums, examples equal to real responses), the limits, named components and no
+// security; and the bridge's routes are exactly the documented operations.
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { initTRPC } from '@trpc/server';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { OpenApiMeta } from 'trpc-to-openapi';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { CODES_OF_STATUS } from '../../src/api/errors.js';
+import { appRouter } from '../../src/api/router.js';
+import { ERROR_SCHEMAS } from '../../src/api/schemas.js';
+import type { DiceContext } from '../../src/api/trpc.js';
+import { publicProcedure, router } from '../../src/api/trpc.js';
+import { registerRestBridge, restOperations } from '../../src/http/bridge.js';
+import { buildOpenApiDocument } from '../../src/http/openapi.js';
+import { VERSION } from '../../src/version.js';
+import { expectError, failingRandom, logCollector, makeApp, maxRandom } from './helpers.js';
+
+type Json = Record<string, unknown>;
+interface Doc {
+  openapi: string;
+  info: { version: string; title: string };
+  paths: Record<string, Record<string, Json>>;
+  components: { schemas: Record<string, Json>; securitySchemes?: unknown };
+}
+
+const ROLL_OPERATIONS = [
+  ['get', '/v1/roll'],
+  ['post', '/v1/roll'],
+  ['post', '/v1/roll/batch'],
+] as const;
+
+/** The operation at `method path`, failing the test when the document lacks it. */
+function operationOf(doc: Doc, method: string, path: string): Json {
+  const operation = doc.paths[path]?.[method];
+  if (operation === undefined) throw new Error(`the document has no ${method} ${path}`);
+  return operation;
+}
+
+function findKey(value: unknown, key: string): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (key in value) return true;
+  return Object.values(value).some((child) => findKey(child, key));
+}
+
+describe('GET /openapi.json', () => {
+  let app: FastifyInstance;
+  let doc: Doc;
+  beforeAll(async () => {
+    app = await makeApp();
+    const response = await app.inject({ url: '/openapi.json' });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toMatch(/^application\/json/);
+    doc = response.json() as Doc;
+  });
+  afterAll(() => app.close());
+
+  it('is a valid OpenAPI 3.1 document', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(
+      structuredClone(doc) as unknown as Parameters<Validator['validate']>[0],
+    );
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.info.version).toBe(VERSION);
+  });
+
+  it('declares no security anywhere', () => {
+    expect(findKey(doc, 'security')).toBe(false);
+    expect(findKey(doc, 'securitySchemes')).toBe(false);
+    for (const operations of Object.values(doc.paths)) {
+      for (const operation of Object.values(operations)) {
+        expect(Object.keys(operation.responses as Json)).not.toContain('401');
+        expect(Object.keys(operation.responses as Json)).not.toContain('403');
+      }
+    }
+  });
+
+  it('names the components and drops the library error schemas', () => {
+    const names = Object.keys(doc.components.schemas);
+    for (const name of [
+      'RollRequest',
+      'RollResponse',
+      'DieGroup',
+      'BatchRollRequest',
+      'BatchRollResponse',
+      'HealthResponse',
+      'AdvantageState',
+      'BadRequestError',
+      'PayloadTooLargeError',
+      'RateLimitedError',
+      'InternalError',
+    ]) {
+      expect(names).toContain(name);
+    }
+    expect(names.filter((name) => name.startsWith('error.'))).toEqual([]);
+  });
+
+  it('shows the limits in the schemas', () => {
+    const request = doc.components.schemas.RollRequest as { properties: Record<string, Json> };
+    expect(request.properties.formula).toMatchObject({ type: 'string', minLength: 1, maxLength: 200 });
+    expect(request.properties.bonuses).toMatchObject({ maxItems: 20 });
+    expect(JSON.stringify(request.properties.bonuses)).toContain('"maxLength":200');
+    expect(request.properties.tags).toMatchObject({
+      maxItems: 20,
+      items: { pattern: '^[a-z]+$', maxLength: 32 },
+    });
+    const batch = doc.components.schemas.BatchRollRequest as { properties: Record<string, Json> };
+    expect(batch.properties.rolls).toMatchObject({ minItems: 1, maxItems: 20 });
+    const query = doc.paths['/v1/roll']?.get?.parameters as Array<{
+      name: string;
+      schema: Json;
+      required?: boolean;
+    }>;
+    expect(query.find((p) => p.name === 'formula')).toMatchObject({
+      required: true,
+      schema: { maxLength: 200 },
+    });
+  });
+
+  it('points request bodies and results at the named components', () => {
+    const body = (method: string, path: string) =>
+      (operationOf(doc, method, path).requestBody as { content: Record<string, { schema: Json }> }).content[
+        'application/json'
+      ]?.schema;
+    expect(body('post', '/v1/roll')).toEqual({ $ref: '#/components/schemas/RollRequest' });
+    expect(body('post', '/v1/roll/batch')).toEqual({ $ref: '#/components/schemas/BatchRollRequest' });
+    const ok = (method: string, path: string) =>
+      (
+        operationOf(doc, method, path).responses as Record<
+          string,
+          { content: Record<string, { schema: Json }> }
+        >
+      )['200']?.content['application/json']?.schema;
+    expect(ok('get', '/v1/roll')).toEqual({ $ref: '#/components/schemas/RollResponse' });
+    expect(ok('post', '/v1/roll/batch')).toEqual({ $ref: '#/components/schemas/BatchRollResponse' });
+    expect(ok('get', '/v1/health')).toEqual({ $ref: '#/components/schemas/HealthResponse' });
+  });
+
+  it.each(ROLL_OPERATIONS)(
+    '%s %s documents 200, 400, 413, 429 and 500, each error with its own schema',
+    (method, path) => {
+      const responses = operationOf(doc, method, path).responses as Record<
+        string,
+        { content: Record<string, Json> }
+      >;
+      expect(Object.keys(responses).sort()).toEqual(['200', '400', '413', '429', '500']);
+      for (const status of [400, 413, 429, 500] as const) {
+        const media = responses[String(status)]?.content['application/json'] as { schema: { $ref: string } };
+        const id = ERROR_SCHEMAS[status].meta()?.id as string;
+        expect(media.schema).toEqual({ $ref: `#/components/schemas/${id}` });
+        const component = doc.components.schemas[id] as {
+          properties: { error: { properties: { code: { enum: string[] } } } };
+        };
+        expect(component.properties.error.properties.code.enum).toEqual([...CODES_OF_STATUS[status]]);
+      }
+    },
+  );
+
+  it('has exactly the documented paths and methods that the bridge serves', () => {
+    const documented = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    const served = restOperations(appRouter).map((op) => `${op.method} ${op.path}`);
+    expect(documented.sort()).toEqual(served.sort());
+    expect(served.sort()).toEqual(['GET /v1/health', 'GET /v1/roll', 'POST /v1/roll', 'POST /v1/roll/batch']);
+  });
+});
+
+describe('every documented error example is a real response', () => {
+  const exampleOf = (doc: Doc, status: number) =>
+    (
+      operationOf(doc, 'get', '/v1/roll').responses as Record<
+        string,
+        { content: Record<string, { example: unknown }> }
+      >
+    )[String(status)]?.content['application/json']?.example;
+
+  it('400, 413 and 429 examples equal what the service answers', async () => {
+    const app = await makeApp({ rateLimitMax: 3 });
+    try {
+      const doc = (await app.inject({ url: '/openapi.json' })).json() as Doc;
+      const missing = await app.inject({ url: '/v1/roll' });
+      expectError(missing, 400, 'invalid_request');
+      expect(missing.json()).toEqual(exampleOf(doc, 400));
+      const big = await app.inject({
+        method: 'POST',
+        url: '/v1/roll',
+        headers: { 'content-type': 'application/json' },
+        payload: `{"formula":"${'1'.repeat(9000)}"}`,
+      });
+      expectError(big, 413, 'payload_too_large');
+      expect(big.json()).toEqual(exampleOf(doc, 413));
+      const limited = await app.inject({ url: '/v1/health' });
+      expectError(limited, 429, 'rate_limited');
+      expect(limited.json()).toEqual(exampleOf(doc, 429));
+      for (const [status, response] of [
+        [400, missing],
+        [413, big],
+        [429, limited],
+      ] as const) {
+        expect(ERROR_SCHEMAS[status].safeParse(response.json()).success).toBe(true);
+        expect(doc.components.schemas[ERROR_SCHEMAS[status].meta()?.id as string]?.example).toEqual(
+          response.json(),
+        );
+      }
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('the 500 example equals the answer to a failing random source', async () => {
+    const app = await makeApp({}, { random: failingRandom, logStream: logCollector() });
+    try {
+      const doc = (await app.inject({ url: '/openapi.json' })).json() as Doc;
+      const failed = await app.inject({ url: '/v1/roll?formula=1d6' });
+      expectError(failed, 500, 'internal_error');
+      expect(failed.json()).toEqual(exampleOf(doc, 500));
+      expect(ERROR_SCHEMAS[500].safeParse(failed.json()).success).toBe(true);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('the 413 example follows BODY_LIMIT_BYTES', async () => {
+    const app = await makeApp({ bodyLimitBytes: 100 });
+    try {
+      const doc = (await app.inject({ url: '/openapi.json' })).json() as Doc;
+      const big = await app.inject({
+        method: 'POST',
+        url: '/v1/roll',
+        payload: { formula: '1'.repeat(120) },
+      });
+      expect(expectError(big, 413, 'payload_too_large')).toMatch(/100 bytes/);
+      expect(big.json()).toEqual(exampleOf(doc, 413));
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('routes come from the procedures meta', () => {
+  it('a new procedure with meta gets its route and its place in the document', async () => {
+    const echo = publicProcedure
+      .meta({ openapi: { method: 'GET', path: '/v1/echo', protect: false, summary: 'Echo' } })
+      .input(z.strictObject({ word: z.string().max(5) }))
+      .output(z.strictObject({ word: z.string() }))
+      .query(({ input }) => input);
+    const extended = router({ ...appRouter._def.procedures, echo });
+    const doc = buildOpenApiDocument(extended, 8192) as unknown as Doc;
+    expect(doc.paths['/v1/echo']?.get).toBeDefined();
+    const app = Fastify();
+    const context: DiceContext = {
+      log: { warn() {} },
+      random: maxRandom,
+      dicePerRoll: 1000,
+      dicePerBatch: 1000,
+    };
+    registerRestBridge(app, extended, { contextOf: () => context, bodyLimitBytes: 8192 });
+    try {
+      const ok = await app.inject({ url: '/v1/echo?word=hi' });
+      expect(ok.statusCode).toBe(200);
+      expect(ok.json()).toEqual({ word: 'hi' });
+      expectError(await app.inject({ url: '/v1/echo?word=toolong' }), 400, 'invalid_request');
+      expectError(await app.inject({ method: 'POST', url: '/v1/echo' }), 400, 'invalid_request');
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('a procedure without meta gets no REST route', () => {
+    const t = initTRPC.meta<OpenApiMeta>().create();
+    const hidden = t.router({ secret: t.procedure.query(() => 'x') });
+    expect(restOperations(hidden)).toEqual([]);
+  });
+});

@@ -1,0 +1,113 @@
+// The playground as a user runs it: a child process, its --json output and its caret display.
+
+import { execFile, spawn } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const script = join(root, 'scripts', 'playground.ts');
+const run = promisify(execFile);
+
+async function playground(...args: string[]): Promise<{ stdout: string; code: number }> {
+  try {
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', script, ...args], {
+      cwd: root,
+      timeout: 20_000,
+    });
+    return { stdout, code: 0 };
+  } catch (error) {
+    const failed = error as { stdout?: string; code?: number };
+    return { stdout: failed.stdout ?? '', code: failed.code ?? -1 };
+  }
+}
+
+describe('playground', () => {
+  it('--json prints the AST, the dice count and a roll', async () => {
+    const { stdout, code } = await playground('4d6kh3+2', '--json');
+    expect(code).toBe(0);
+    const out = JSON.parse(stdout);
+    expect(out.diceCount).toBe(4);
+    expect(out.ast.terms[0]).toMatchObject({ kind: 'dice', count: 4, sides: 6 });
+    expect(out.roll.dice[0].results).toHaveLength(4);
+    expect(out.roll.dice[0].keptFlags.filter(Boolean)).toHaveLength(3);
+    expect(out.roll.total).toBe(out.roll.dice[0].total + 2);
+  });
+
+  it('--tags, --advantage and --bonus reach the roll', async () => {
+    const { stdout } = await playground(
+      '1d20+1 fire',
+      '--json',
+      '--tags',
+      'fire,cold',
+      '--advantage',
+      'advantage',
+      '--bonus',
+      '2',
+      '--bonus',
+      '1d4',
+    );
+    const out = JSON.parse(stdout);
+    expect(out.roll.tag).toBe('fire');
+    expect(out.roll.advantageState).toBe('advantage');
+    expect(out.diceCount).toBe(3);
+    expect(out.roll.modifiers).toEqual([1, 2]);
+    expect(out.roll.dice.map((g: { sides: number }) => g.sides)).toEqual([20, 4]);
+  });
+
+  it('--json reports an error with code, message and column, and exits non-zero', async () => {
+    const { stdout, code } = await playground('4d6kh3+', '--json');
+    expect(code).toBe(1);
+    expect(JSON.parse(stdout)).toEqual({
+      error: {
+        code: 'invalid_formula',
+        message:
+          'formula, column 8: Expected a term (dice like 2d6, or a number), but the formula ends there.',
+        column: 8,
+      },
+    });
+  });
+
+  it('shows a caret under the error column', async () => {
+    const { stdout, code } = await playground('2d6<script>');
+    expect(code).toBe(1);
+    const lines = stdout.split('\n');
+    const at = lines.findIndex((line) => line.includes('2d6<script>'));
+    expect(at).toBeGreaterThanOrEqual(0);
+    const formulaLine = lines[at]!;
+    const caretLine = lines[at + 1]!;
+    expect(caretLine.trimEnd().endsWith('^')).toBe(true);
+    expect(formulaLine[caretLine.indexOf('^')]).toBe('<');
+    expect(stdout).toContain('Expected a dice modifier');
+  });
+
+  it('prints a tree, the dice count and a marked sample roll', async () => {
+    const { stdout } = await playground('4d6r1kh3!+2');
+    expect(stdout).toMatch(/keep highest 3/);
+    expect(stdout).toMatch(/reroll when = 1/);
+    expect(stdout).toMatch(/dice: 4/);
+    expect(stdout).toMatch(/total -?\d+/);
+    expect((stdout.match(/\*/g) ?? []).length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('--trace prints the rule trace of the runtime-compiled grammar', async () => {
+    const { stdout } = await playground('d20', '--trace');
+    expect(stdout).toMatch(/enter Formula/);
+    expect(stdout).toMatch(/match Sides/);
+  });
+
+  it('with no formula it is an interactive prompt', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: root });
+    let stdout = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stdin.end('2d6\n1d\n');
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(0);
+    expect(stdout).toContain('dice> ');
+    expect(stdout).toMatch(/dice: 2/);
+    expect(stdout).toMatch(/column 3: Expected a number of sides/);
+  });
+});

@@ -21,6 +21,8 @@ export const REDIS_PROBE_INTERVAL_MS = 500;
 export const REDIS_RECONNECT_MAX_MS = 1_000;
 /** The key prefix of @fastify/rate-limit's built-in Redis store, kept so both count the same keys. */
 export const REDIS_KEY_PREFIX = 'fastify-rate-limit-';
+/** The client name fairdice's connections carry in Redis's CLIENT LIST. */
+export const REDIS_CONNECTION_NAME = 'fairdice-rate-limit';
 /** Addresses remembered by the per-instance fallback, as in the built-in in-memory store. */
 const LOCAL_CACHE_SIZE = 5000;
 
@@ -87,6 +89,8 @@ export class SharedRateLimit {
       commandTimeout: this.fallbackAfterMs,
       retryStrategy: (attempt) => Math.min(attempt * 100, REDIS_RECONNECT_MAX_MS),
       lazyConnect: false,
+      // Names the connection in CLIENT LIST, so operators can see which clients are fairdice.
+      connectionName: REDIS_CONNECTION_NAME,
     });
     this.redis.on('ready', () => this.useShared());
     this.redis.on('close', () => this.useLocal('connection closed'));

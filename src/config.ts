@@ -3,6 +3,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { LIMITS } from './limits.js';
+import { SHUTDOWN_GRACE_MS } from './shutdown.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -23,7 +24,14 @@ export interface Config {
   dicePerBatch: number;
   bodyLimitBytes: number;
   logLevel: (typeof LOG_LEVELS)[number];
+  /** Worker processes sharing the port (node:cluster); more than 1 needs REDIS_URL. */
+  workers: number;
+  /** How long in-flight requests get to finish on SIGTERM/SIGINT before the process exits anyway. */
+  shutdownGraceMs: number;
 }
+
+/** Upper bound for WORKERS: far above any core count, low enough to catch a typo. */
+export const MAX_WORKERS = 256;
 
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -129,6 +137,8 @@ const EnvSchema = z.object({
   DICE_PER_BATCH: integer('DICE_PER_BATCH', 1, LIMITS.dicePerBatch * 1000, LIMITS.dicePerBatch),
   BODY_LIMIT_BYTES: integer('BODY_LIMIT_BYTES', 64, 100 * 1024 * 1024, LIMITS.bodyBytes),
   LOG_LEVEL: logLevel,
+  WORKERS: integer('WORKERS', 1, MAX_WORKERS, 1),
+  SHUTDOWN_GRACE_MS: integer('SHUTDOWN_GRACE_MS', 1, 600_000, SHUTDOWN_GRACE_MS),
 });
 
 /** Reads the configuration; throws ConfigError with one line naming every bad variable. */
@@ -139,6 +149,11 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     throw new ConfigError(`Invalid configuration: ${problems.join('; ')}.`);
   }
   const e = parsed.data;
+  if (e.WORKERS > 1 && e.REDIS_URL === undefined) {
+    throw new ConfigError(
+      `Invalid configuration: WORKERS=${e.WORKERS} needs REDIS_URL (in memory, each worker would count its own rate limit, multiplying it by ${e.WORKERS}).`,
+    );
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -150,6 +165,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     dicePerBatch: e.DICE_PER_BATCH,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     logLevel: e.LOG_LEVEL,
+    workers: e.WORKERS,
+    shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
   };
 }
 

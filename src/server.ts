@@ -1,13 +1,14 @@
-// Serves fairdice: loads the configuration from the environment, listens on HOST:PORT, and on
-// SIGTERM/SIGINT stops accepting, lets in-flight requests finish, then exits 0.
-import { ConfigError, loadConfig } from './config.js';
+// Serves fairdice: loads the configuration from the environment, then either serves on HOST:PORT
+// in this process, or (WORKERS>1) runs the cluster primary whose workers each run this file too.
+import cluster from 'node:cluster';
+import { pino } from 'pino';
+import { runPrimary } from './cluster.js';
+import { type Config, ConfigError, loadConfig } from './config.js';
 import { buildApp } from './http/app.js';
-
-/** How long in-flight requests get to finish before the process gives up on them. */
-const SHUTDOWN_GRACE_MS = 10_000;
+import { shutDownOnSignals } from './shutdown.js';
 
 async function main(): Promise<void> {
-  let config: ReturnType<typeof loadConfig>;
+  let config: Config;
   try {
     config = loadConfig();
   } catch (error) {
@@ -15,28 +16,17 @@ async function main(): Promise<void> {
     process.stderr.write(`fairdice: ${error.message}\n`);
     process.exit(1);
   }
+  if (config.workers > 1 && cluster.isPrimary) {
+    runPrimary({
+      workers: config.workers,
+      graceMs: config.shutdownGraceMs,
+      logger: pino({ level: config.logLevel }),
+    });
+    return;
+  }
   const app = await buildApp(config);
+  shutDownOnSignals({ close: () => app.close(), graceMs: config.shutdownGraceMs, logger: app.log });
   await app.listen({ host: config.host, port: config.port });
-
-  let closing = false;
-  const shutdown = (signal: NodeJS.Signals) => {
-    if (closing) return;
-    closing = true;
-    app.log.info({ signal }, 'shutting down: finishing in-flight requests');
-    setTimeout(() => {
-      app.log.error('in-flight requests did not finish in time; exiting');
-      process.exit(1);
-    }, SHUTDOWN_GRACE_MS).unref();
-    app.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        app.log.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', shutdown);
-  process.on('SIGINT', shutdown);
 }
 
 main().catch((error: unknown) => {

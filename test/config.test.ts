@@ -16,6 +16,8 @@ describe('loadConfig', () => {
       dicePerBatch: 1000,
       bodyLimitBytes: 8192,
       logLevel: 'info',
+      workers: 1,
+      shutdownGraceMs: 10_000,
     });
   });
 
@@ -31,6 +33,8 @@ describe('loadConfig', () => {
       DICE_PER_BATCH: '2000',
       BODY_LIMIT_BYTES: '4096',
       LOG_LEVEL: 'debug',
+      WORKERS: '4',
+      SHUTDOWN_GRACE_MS: '2500',
     });
     expect(config).toEqual({
       port: 8080,
@@ -43,6 +47,8 @@ describe('loadConfig', () => {
       dicePerBatch: 2000,
       bodyLimitBytes: 4096,
       logLevel: 'debug',
+      workers: 4,
+      shutdownGraceMs: 2500,
     });
   });
 
@@ -77,6 +83,9 @@ describe('loadConfig', () => {
     ['REDIS_URL', 'localhost:6379'],
     ['REDIS_URL', 'http://127.0.0.1:6379'],
     ['HOST', 'bad host'],
+    ['WORKERS', '0'],
+    ['WORKERS', '257'],
+    ['SHUTDOWN_GRACE_MS', '0'],
   ])('refuses %s=%j with one line naming it', (name, value) => {
     let caught: unknown;
     try {
@@ -89,6 +98,15 @@ describe('loadConfig', () => {
     expect(message).toContain(name);
     expect(message).not.toContain('\n');
     expect(message).toMatch(/^Invalid configuration: /);
+  });
+
+  it('refuses WORKERS>1 without REDIS_URL with one line saying why', () => {
+    expect(() => loadConfig({ WORKERS: '2' })).toThrow(ConfigError);
+    expect(() => loadConfig({ WORKERS: '2' })).toThrow(
+      /^Invalid configuration: WORKERS=2 needs REDIS_URL \(in memory, each worker would count its own rate limit, multiplying it by 2\)\.$/,
+    );
+    expect(loadConfig({ WORKERS: '2', REDIS_URL: 'redis://127.0.0.1:6379' }).workers).toBe(2);
+    expect(loadConfig({ WORKERS: '1' }).workers).toBe(1);
   });
 
   it('names every bad variable at once', () => {

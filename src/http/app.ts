@@ -36,6 +36,9 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
     // Per-request log lines cost more than a roll; errors and deprecations are still logged.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit,
+    // While draining on shutdown, a request arriving on a kept-alive connection is served (with
+    // `connection: close`) instead of fastify's default 503, whose body is not our error envelope.
+    return503OnClosing: false,
     // A hop count as the function proxy-addr would build from it (fastify's types omit numbers).
     trustProxy:
       typeof config.trustProxy === 'number'

@@ -1,0 +1,81 @@
+// The cluster primary for WORKERS>1: N worker processes share one port; a worker that dies is
+// replaced, and a SIGTERM/SIGINT is passed to every worker, exiting 0 once they have all finished.
+
+import cluster, { type Worker } from 'node:cluster';
+import { FORCED_EXIT_CODE, SHUTDOWN_MESSAGE, type ShutdownLogger } from './shutdown.js';
+
+export interface PrimaryOptions {
+  workers: number;
+  /** The workers' grace period; the primary waits a little longer before it kills them. */
+  graceMs: number;
+  logger: ShutdownLogger;
+}
+
+/** Slack on top of the workers' own grace period, so a worker's own timeout always fires first. */
+const PRIMARY_EXTRA_GRACE_MS = 2_000;
+
+/** Forks the workers (this same script, run by node:cluster) and supervises them. */
+export function runPrimary({ workers, graceMs, logger }: PrimaryOptions): void {
+  const live = new Set<Worker>();
+  const listened = new WeakSet<Worker>();
+  let stopping = false;
+  let unclean = false;
+
+  const stopAll = (exitCode: number) => {
+    for (const worker of live) worker.process.kill('SIGKILL');
+    process.exit(exitCode);
+  };
+
+  const fork = () => {
+    const worker = cluster.fork();
+    live.add(worker);
+    worker.once('listening', (address) => {
+      listened.add(worker);
+      logger.info({ worker: worker.process.pid, port: address.port }, 'worker listening');
+    });
+    worker.once('exit', (code: number | null, signal: string | null) => {
+      live.delete(worker);
+      const details = { worker: worker.process.pid, code, signal };
+      if (stopping) {
+        if (code !== 0) unclean = true;
+        logger.info(details, 'worker stopped');
+        if (live.size === 0) {
+          logger.info({ clean: !unclean }, 'all workers stopped');
+          process.exit(unclean ? FORCED_EXIT_CODE : 0);
+        }
+        return;
+      }
+      if (!listened.has(worker)) {
+        // A worker that cannot even start (bad port, port taken) would be replaced forever.
+        logger.error(details, 'worker failed to start: stopping');
+        stopAll(FORCED_EXIT_CODE);
+        return;
+      }
+      logger.error(details, 'worker died: starting a replacement');
+      fork();
+    });
+  };
+
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: killing workers and exiting now');
+      stopAll(FORCED_EXIT_CODE);
+      return;
+    }
+    stopping = true;
+    logger.info({ signal, workers: live.size }, 'shutting down workers');
+    for (const worker of live) {
+      if (worker.isConnected()) worker.send(SHUTDOWN_MESSAGE);
+    }
+    setTimeout(() => {
+      logger.error({ graceMs }, 'workers did not stop within the grace period: killing them');
+      stopAll(FORCED_EXIT_CODE);
+    }, graceMs + PRIMARY_EXTRA_GRACE_MS).unref();
+    if (live.size === 0) process.exit(0);
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+
+  logger.info({ workers }, 'starting workers');
+  for (let i = 0; i < workers; i++) fork();
+}

@@ -1,0 +1,282 @@
+// The resilient rate-limit store against a real redis-server: one budget across instances, and
+// per-instance counting (never an error, never a hang) while Redis is down, gone or stalled.
+
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import type { FastifyRateLimitOptions, FastifyRateLimitStore } from '@fastify/rate-limit';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import {
+  type RateLimitLogger,
+  REDIS_FALLBACK_AFTER_MS,
+  REDIS_KEY_PREFIX,
+  SharedRateLimit,
+} from '../../src/http/rate-limit-store.js';
+import { describeWithRedis, type RedisServer, startRedis } from '../support/redis.js';
+import { until } from '../support/wait.js';
+
+const WINDOW_MS = 60_000;
+const MAX = 5;
+
+interface LogLine {
+  level: 'warn' | 'info';
+  message: string;
+  details: Record<string, unknown>;
+}
+
+function recordingLogger(): RateLimitLogger & { lines: LogLine[]; count(level: LogLine['level']): number } {
+  const lines: LogLine[] = [];
+  return {
+    lines,
+    warn: (details, message) => lines.push({ level: 'warn', message, details }),
+    info: (details, message) => lines.push({ level: 'info', message, details }),
+    count: (level) => lines.filter((line) => line.level === level).length,
+  };
+}
+
+interface Counted {
+  current: number;
+  ttl: number;
+  /** The store answered before incr returned: it did not wait for anything. */
+  synchronous: boolean;
+  ms: number;
+}
+
+function incr(
+  store: FastifyRateLimitStore,
+  key: string,
+  max = MAX,
+  timeWindow = WINDOW_MS,
+): Promise<Counted> {
+  return new Promise((resolve, reject) => {
+    let returned = false;
+    const started = performance.now();
+    store.incr(
+      key,
+      (error, result) => {
+        if (error !== null || result === undefined) reject(error ?? new Error('no result'));
+        else resolve({ ...result, synchronous: !returned, ms: performance.now() - started });
+      },
+      timeWindow,
+      max,
+    );
+    returned = true;
+  });
+}
+
+/** Latencies seen while falling back, printed once for the README and the report. */
+const measured: Record<string, number[]> = {};
+const measure = (label: string, counted: Counted) => {
+  measured[label] ??= [];
+  measured[label].push(counted.ms);
+};
+
+describeWithRedis('SharedRateLimit store with a real redis-server', (executable) => {
+  const servers: RedisServer[] = [];
+  const limits: SharedRateLimit[] = [];
+
+  const redisServer = async () => {
+    const server = await startRedis(executable);
+    servers.push(server);
+    return server;
+  };
+  const sharedLimit = (redisUrl: string, logger = recordingLogger()) => {
+    const limit = new SharedRateLimit({ redisUrl, logger });
+    limits.push(limit);
+    return { limit, logger, store: rootStore(limit) };
+  };
+  const rootStore = (limit: SharedRateLimit): FastifyRateLimitStore =>
+    new limit.Store({ continueExceeding: false, exponentialBackoff: false } as FastifyRateLimitOptions);
+
+  afterEach(async () => {
+    await Promise.all(limits.splice(0).map((limit) => limit.close()));
+    await Promise.all(servers.splice(0).map((server) => server.stop()));
+  });
+  afterAll(() => {
+    const summary = Object.entries(measured).map(
+      ([label, ms]) => `${label}: max ${Math.max(...ms).toFixed(1)} ms over ${ms.length} calls`,
+    );
+    console.info(`rate-limit fallback latencies\n  ${summary.join('\n  ')}`);
+  });
+
+  it('gives two instances sharing one Redis one budget, in the built-in store keys', async () => {
+    const server = await redisServer();
+    const a = sharedLimit(server.url);
+    const b = sharedLimit(server.url);
+    await until(() => a.limit.counting === 'shared' && b.limit.counting === 'shared', 'both connected');
+    const key = randomUUID();
+
+    const counts: number[] = [];
+    for (const store of [a.store, b.store, a.store, b.store, a.store, b.store]) {
+      counts.push((await incr(store, key)).current);
+    }
+    expect(counts).toEqual([1, 2, 3, 4, 5, 6]);
+
+    const probe = new Redis(server.url);
+    try {
+      expect(await probe.get(`${REDIS_KEY_PREFIX}${key}`)).toBe('6');
+      const ttl = await probe.pttl(`${REDIS_KEY_PREFIX}${key}`);
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(WINDOW_MS);
+    } finally {
+      probe.disconnect();
+    }
+    expect(a.logger.lines.map((line) => line.message)).toEqual([
+      'Redis connected: rate limits are shared by every instance',
+    ]);
+  });
+
+  it('keeps the fixed window of the built-in Redis store: the TTL is set once and the count restarts after it', async () => {
+    const server = await redisServer();
+    const { limit, store } = sharedLimit(server.url);
+    await until(() => limit.counting === 'shared', 'connected');
+    const key = randomUUID();
+    const windowMs = 300;
+
+    const first = await incr(store, key, 2, windowMs);
+    expect(first.current).toBe(1);
+    expect(first.ttl).toBe(windowMs);
+    const second = await incr(store, key, 2, windowMs);
+    const third = await incr(store, key, 2, windowMs);
+    expect(third.current).toBe(3);
+    // Exceeding does not extend the window (continueExceeding is off): the TTL only runs down.
+    expect(third.ttl).toBeLessThanOrEqual(second.ttl);
+    expect(third.ttl).toBeLessThanOrEqual(windowMs);
+
+    await until(async () => (await incr(store, key, 2, windowMs)).current === 1, 'the window to expire', {
+      attempts: 40,
+      everyMs: 50,
+    });
+  });
+
+  it('counts per route in child stores, still shared between instances', async () => {
+    const server = await redisServer();
+    const a = sharedLimit(server.url);
+    const b = sharedLimit(server.url);
+    await until(() => a.limit.counting === 'shared' && b.limit.counting === 'shared', 'both connected');
+    const routeParams = { routeInfo: { method: 'GET', url: '/v1/roll' } } as unknown as Parameters<
+      FastifyRateLimitStore['child']
+    >[0];
+    const childA = a.store.child(routeParams);
+    const childB = b.store.child(routeParams);
+    const key = randomUUID();
+
+    expect((await incr(childA, key)).current).toBe(1);
+    expect((await incr(childB, key)).current).toBe(2);
+    expect((await incr(a.store, key)).current).toBe(1);
+  });
+
+  it('keeps counting locally when Redis is killed, logs the fallback once, and shares again after a restart', async () => {
+    const server = await redisServer();
+    const a = sharedLimit(server.url);
+    const b = sharedLimit(server.url);
+    await until(() => a.limit.counting === 'shared' && b.limit.counting === 'shared', 'both connected');
+    const key = randomUUID();
+    expect((await incr(a.store, key)).current).toBe(1);
+    expect((await incr(b.store, key)).current).toBe(2);
+
+    await server.kill();
+    const first = await incr(a.store, key);
+    measure('killed: first call', first);
+    // The local fallback starts its own window: this instance's own count, enforced against max.
+    expect(first.current).toBe(1);
+    const later: Counted[] = [];
+    for (let i = 0; i < MAX + 2; i++) later.push(await incr(a.store, key));
+    for (const counted of later) measure('killed: later calls', counted);
+    expect(later.map((counted) => counted.current)).toEqual([2, 3, 4, 5, 6, 7, 8]);
+    expect(later.filter((counted) => counted.current > MAX)).toHaveLength(3);
+    // Known down: answered on the spot, no waiting on Redis.
+    expect(later.every((counted) => counted.synchronous)).toBe(true);
+    expect(a.limit.counting).toBe('local');
+    expect(a.logger.count('warn')).toBe(1);
+    expect(a.logger.lines.find((line) => line.level === 'warn')?.message).toBe(
+      'Redis unavailable: rate limits are counted per instance until it is back',
+    );
+    // Instance b keeps its own separate local count.
+    expect((await incr(b.store, key)).current).toBe(1);
+
+    await server.restart();
+    await until(() => a.limit.counting === 'shared' && b.limit.counting === 'shared', 'reconnection');
+    expect(a.logger.lines.at(-1)?.message).toBe('Redis is back: rate limits are shared again');
+    expect(a.logger.count('warn')).toBe(1);
+    // The restarted Redis is empty: both instances count into one fresh shared budget.
+    expect((await incr(a.store, key)).current).toBe(1);
+    expect((await incr(b.store, key)).current).toBe(2);
+    expect((await incr(a.store, key)).current).toBe(3);
+  });
+
+  it('works locally when Redis is down at start, and shares once it comes up', async () => {
+    const server = await redisServer();
+    await server.kill();
+    const { limit, logger, store } = sharedLimit(server.url);
+    const key = randomUUID();
+
+    const counts: number[] = [];
+    for (let i = 0; i < MAX + 1; i++) {
+      const counted = await incr(store, key);
+      measure('down at start', counted);
+      counts.push(counted.current);
+    }
+    expect(counts).toEqual([1, 2, 3, 4, 5, 6]);
+    await until(() => logger.count('warn') === 1, 'the fallback log line');
+    expect(limit.counting).toBe('local');
+
+    await server.restart();
+    await until(() => limit.counting === 'shared', 'the first connection');
+    expect((await incr(store, key)).current).toBe(1);
+    expect(logger.count('warn')).toBe(1);
+    expect(logger.lines.at(-1)?.message).toBe('Redis is back: rate limits are shared again');
+  });
+
+  it('answers from the local count when Redis stalls, and shares again when it resumes', async () => {
+    const server = await redisServer();
+    const { limit, logger, store } = sharedLimit(server.url);
+    await until(() => limit.counting === 'shared', 'connected');
+    const key = randomUUID();
+    expect((await incr(store, key)).current).toBe(1);
+
+    server.pause();
+    try {
+      // Requests already in flight when Redis stalls wait for the command timeout, then count locally.
+      const inFlight = await Promise.all(Array.from({ length: 4 }, () => incr(store, key)));
+      for (const counted of inFlight) measure('stalled: calls in flight', counted);
+      expect(inFlight.map((counted) => counted.current).sort()).toEqual([1, 2, 3, 4]);
+      expect(limit.counting).toBe('local');
+      const warnings = logger.lines.filter((line) => line.level === 'warn');
+      expect(warnings).toHaveLength(1);
+      expect(String(warnings[0]?.details.reason)).toMatch(/timed out|did not answer/i);
+
+      // Later requests do not wait at all.
+      const later = await incr(store, key);
+      measure('stalled: later calls', later);
+      expect(later.synchronous).toBe(true);
+      expect(later.current).toBe(5);
+    } finally {
+      server.resume();
+    }
+    await until(() => limit.counting === 'shared', 'the probe to see Redis again');
+    expect(logger.lines.at(-1)?.message).toBe('Redis is back: rate limits are shared again');
+    expect(logger.count('warn')).toBe(1);
+    // Shared again: the count continues from what Redis holds (1, plus any in-flight INCRs it ran on resume).
+    expect((await incr(store, key)).current).toBeGreaterThanOrEqual(2);
+  });
+
+  it('close() quits Redis; requests after it are still answered locally without a fallback warning', async () => {
+    const server = await redisServer();
+    const { limit, logger, store } = sharedLimit(server.url);
+    await until(() => limit.counting === 'shared', 'connected');
+    await limit.close();
+    expect(limit.redis.status).toBe('end');
+    const key = randomUUID();
+    const counted = await incr(store, key);
+    expect(counted.current).toBe(1);
+    expect(counted.synchronous).toBe(true);
+    expect(logger.count('warn')).toBe(0);
+  });
+});
+
+describe('fallback timing contract', () => {
+  it('gives up on Redis well within half a second', () => {
+    expect(REDIS_FALLBACK_AFTER_MS).toBeLessThan(500);
+  });
+});

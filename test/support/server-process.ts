@@ -1,0 +1,101 @@
+// The built server (dist/server.js) as a child process, with its JSON log lines collected so tests
+// can wait for and inspect what the primary and the workers said.
+
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const serverJs = fileURLToPath(new URL('../../dist/server.js', import.meta.url));
+
+export interface ProcessLogLine {
+  level: number;
+  pid: number;
+  msg?: string;
+  [key: string]: unknown;
+}
+
+export interface ServerProcess {
+  readonly child: ChildProcess;
+  /** Every JSON line printed on stdout so far. */
+  readonly lines: ProcessLogLine[];
+  /** Everything printed on stderr so far. */
+  stderr(): string;
+  /** Resolves with the first line (already printed or yet to come) that matches. */
+  waitForLine(match: (line: ProcessLogLine) => boolean, what: string): Promise<ProcessLogLine>;
+  /** Resolves with the exit code (null when killed by a signal). */
+  exited(): Promise<number | null>;
+}
+
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+export function startServer(env: Record<string, string>): ServerProcess {
+  if (!existsSync(serverJs))
+    throw new Error('dist/server.js is missing: run `npm run build` (npm test does)');
+  const child = spawn(process.execPath, [serverJs], {
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.add(child);
+  const lines: ProcessLogLine[] = [];
+  const waiters = new Set<() => void>();
+  let pending = '';
+  let stderr = '';
+  child.stdout?.setEncoding('utf8');
+  child.stdout?.on('data', (chunk: string) => {
+    const parts = (pending + chunk).split('\n');
+    pending = parts.pop() ?? '';
+    for (const part of parts) {
+      if (part.trim() === '') continue;
+      try {
+        lines.push(JSON.parse(part) as ProcessLogLine);
+      } catch {
+        lines.push({ level: 0, pid: 0, msg: part });
+      }
+    }
+    for (const wake of waiters) wake();
+  });
+  child.stderr?.setEncoding('utf8');
+  child.stderr?.on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  const exit = new Promise<number | null>((resolve) => {
+    child.once('exit', (code) => {
+      running.delete(child);
+      for (const wake of waiters) wake();
+      resolve(code);
+    });
+  });
+
+  return {
+    child,
+    lines,
+    stderr: () => stderr,
+    exited: () => exit,
+    waitForLine(match, what) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const found = lines.find(match);
+          if (found !== undefined) {
+            waiters.delete(check);
+            resolve(found);
+          } else if (child.exitCode !== null || child.signalCode !== null) {
+            waiters.delete(check);
+            reject(new Error(`server exited before logging ${what}; stderr: ${stderr}`));
+          }
+        };
+        waiters.add(check);
+        check();
+      });
+    },
+  };
+}
+
+/** Stops a server a test left running (SIGKILL: the test is over, nothing to finish). */
+export async function killServer(server: ServerProcess | undefined): Promise<void> {
+  if (server === undefined || server.child.exitCode !== null || server.child.signalCode !== null) return;
+  server.child.kill('SIGKILL');
+  await server.exited();
+}

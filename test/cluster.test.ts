@@ -1,12 +1,11 @@
 // The built server as processes with a real Redis: WORKERS=2 on one port with one shared limit, a
 // dead worker replaced, and graceful shutdown under in-flight requests (single process and cluster).
 
-import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { REDIS_CONNECTION_NAME, REDIS_KEY_PREFIX } from '../src/http/rate-limit-store.js';
 import { FORCED_EXIT_CODE } from '../src/shutdown.js';
-import { get, holdRoll, tryConnect } from './support/http.js';
+import { freePort, get, holdRoll, tryConnect } from './support/http.js';
 import { describeWithRedis, type RedisServer, startRedis } from './support/redis.js';
 import {
   killServer,
@@ -17,18 +16,6 @@ import {
 import { until } from './support/wait.js';
 
 const RATE_LIMIT_KEY = `${REDIS_KEY_PREFIX}127.0.0.1`;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 const said = (message: string) => (line: ProcessLogLine) => line.msg === message;
 

@@ -5,6 +5,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import type { HttpRound } from './report.js';
 import type { ChildMessage, ParentMessage } from './server-child.js';
 import { percentile } from './stats.js';
 import type { HttpScenario, ServerKind } from './workloads.js';
@@ -87,18 +88,8 @@ export async function startServer(kind: ServerKind, options: StartOptions = {}):
   };
 }
 
-export interface HttpRun {
-  readonly requestsPerSecond: number;
-  readonly p50Ms: number;
-  readonly p99Ms: number;
-  /** Server CPU time (user + system) per answered request: independent of the load generator's speed. */
-  readonly serverCpuMicrosPerRequest: number;
-  /** The same for the load generator (this process): when it nears a whole core, req/s measures it, not the server. */
-  readonly loadCpuMicrosPerRequest: number;
-  readonly requests: number;
-  readonly non2xx: number;
-  readonly errors: number;
-}
+/** One scenario's measurement in one round (the report's HttpRound). */
+export type HttpRun = HttpRound;
 
 export interface LoadOptions {
   readonly seconds: number;

@@ -1,7 +1,6 @@
 // Through a real socket: the body limit for content-length and chunked bodies, the rate limit
 // (61st request, 404s counted, headers, retry-after, 429 before 413, TRUST_PROXY), and the typed
 // client against a listening server.
-import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { TRPCClientError } from '@trpc/client';
 import type { FastifyInstance } from 'fastify';
@@ -9,37 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiErrorOfCall, createDiceClient } from '../../src/client.js';
 import { LIMITS } from '../../src/limits.js';
 import { VERSION } from '../../src/version.js';
+import { type Answer, send } from '../support/http.js';
 import { makeApp } from './helpers.js';
-
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
-/** Sends one request; `chunks` are written one by one (chunked when no content-length is set). */
-function send(
-  base: string,
-  options: { method?: string; path: string; headers?: Record<string, string>; chunks?: string[] },
-): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(new URL(options.path, base), {
-      method: options.method ?? 'GET',
-      headers: options.headers,
-    });
-    req.on('response', (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        body += chunk;
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
-    req.on('error', reject);
-    for (const chunk of options.chunks ?? []) req.write(chunk);
-    req.end();
-  });
-}
 
 const envelope = (answer: Answer) => JSON.parse(answer.body) as { error: { code: string; message: string } };
 

@@ -1,8 +1,8 @@
 // Real-socket HTTP helpers: one request per fresh connection (so a cluster spreads them over its
 // workers), and a roll held in flight by a half-sent body until the test lets it finish.
 
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { createConnection } from 'node:net';
+import { type ClientRequest, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { createConnection, createServer } from 'node:net';
 
 export interface Answer {
   status: number;
@@ -10,16 +10,9 @@ export interface Answer {
   body: string;
 }
 
-/** GET on its own connection (no keep-alive agent). */
-export function get(port: number, path = '/v1/roll?formula=1d20'): Promise<Answer> {
+/** Collects a response's status, headers and body into an Answer. */
+function collect(req: ClientRequest): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({
-      host: '127.0.0.1',
-      port,
-      path,
-      agent: false,
-      headers: { connection: 'close' },
-    });
     req.on('response', (res) => {
       let body = '';
       res.setEncoding('utf8');
@@ -27,11 +20,36 @@ export function get(port: number, path = '/v1/roll?formula=1d20'): Promise<Answe
         body += chunk;
       });
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      res.on('error', reject);
     });
     req.on('error', reject);
-    req.end();
   });
 }
+
+export interface SendOptions {
+  method?: string;
+  path: string;
+  headers?: Record<string, string>;
+  /** Written one by one: chunked transfer encoding unless a content-length header is set. */
+  chunks?: string[];
+}
+
+/** One request on its own connection (no keep-alive agent). `base` is `http://host:port`. */
+export function send(base: string, options: SendOptions): Promise<Answer> {
+  const req = httpRequest(new URL(options.path, base), {
+    method: options.method ?? 'GET',
+    agent: false,
+    headers: { connection: 'close', ...options.headers },
+  });
+  const answer = collect(req);
+  for (const chunk of options.chunks ?? []) req.write(chunk);
+  req.end();
+  return answer;
+}
+
+/** GET on its own connection. */
+export const get = (port: number, path = '/v1/roll?formula=1d20'): Promise<Answer> =>
+  send(`http://127.0.0.1:${port}`, { path });
 
 /** A POST /v1/roll whose headers and half of its body are sent; `finish` sends the rest. */
 export interface HeldRoll {
@@ -49,18 +67,7 @@ export function holdRoll(port: number, formula = '2d6'): HeldRoll {
     agent: false,
     headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked', connection: 'close' },
   });
-  const answer = new Promise<Answer>((resolve, reject) => {
-    req.on('response', (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        body += chunk;
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-  });
+  const answer = collect(req);
   answer.catch(() => undefined);
   req.write('{"formula":');
   return {
@@ -80,5 +87,18 @@ export function tryConnect(port: number): Promise<'accepted' | 'refused'> {
       resolve('accepted');
     });
     socket.once('error', () => resolve('refused'));
+  });
+}
+
+/** A loopback port that was free a moment ago (for a child process that must be told its port). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
   });
 }

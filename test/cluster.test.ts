@@ -121,6 +121,12 @@ describeWithRedis('the server process with Redis', (executable) => {
   it('cluster: SIGTERM lets in-flight requests finish with 200, refuses new connections, exits 0', async () => {
     const { port, server } = await setUp({ WORKERS: '2', SHUTDOWN_GRACE_MS: '10000' });
     await until(() => server.lines.filter(said('worker listening')).length === 2, 'two workers listening');
+    // Until a worker has connected it counts locally, and the held requests would not show in Redis.
+    await until(
+      () =>
+        server.lines.filter(said('Redis connected: rate limits are shared by every instance')).length === 2,
+      'both workers on Redis',
+    );
     const held = Array.from({ length: 4 }, () => holdRoll(port));
     await until(async () => (await counted()) === held.length, 'the held requests to reach the workers');
 

@@ -1,6 +1,6 @@
 // The typed client (`fairdice/client`): a tRPC client for the service's /trpc endpoint, typed by
 // AppRouter. Only the router's type is imported, so this module pulls in no server code.
-import { createTRPCClient, httpBatchLink, TRPCClientError } from '@trpc/client';
+import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
 import type { AppRouter } from './api/router.js';
 import type { ApiErrorData } from './api/trpc.js';
 
@@ -19,7 +19,7 @@ export type DiceClient = ReturnType<typeof createTRPCClient<AppRouter>>;
  */
 export function createDiceClient(baseUrl: string | URL): DiceClient {
   const url = new URL('trpc', String(baseUrl).endsWith('/') ? String(baseUrl) : `${String(baseUrl)}/`);
-  return createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: url.href })] });
+  return createTRPCClient<AppRouter>({ links: [httpLink({ url: url.href })] });
 }
 
 /** The API error carried by a failed call, or undefined for a failure without one (network). */

@@ -122,6 +122,8 @@ const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one :
 /** The raw input, when the caller has it: it tells a missing field from a wrong-typed one. */
 export interface RawInput {
   value: unknown;
+  /** The input came from a URL query, where a repeated parameter arrives as an array. */
+  fromQuery?: boolean;
 }
 
 function describeIssue(issue: Issue, input: RawInput | undefined): string {
@@ -133,7 +135,7 @@ function describeIssue(issue: Issue, input: RawInput | undefined): string {
       }
       // A query parameter repeated (`?formula=1d6&formula=1d8`) arrives as an array.
       if (
-        input !== undefined &&
+        input?.fromQuery === true &&
         issue.expected === 'string' &&
         Array.isArray(valueAt(input.value, issue.path))
       ) {

@@ -30,7 +30,9 @@ const formulaText = () =>
 export const BonusSchema = z
   .union(
     [
-      z.number().int(),
+      // The flat-integer bound in the schema itself, so the document shows it and every
+      // out-of-range integer, however large, gets the same invalid_request answer.
+      z.number().min(-LIMITS.flatMaxAbs, { abort: true }).max(LIMITS.flatMaxAbs, { abort: true }).int(),
       z.string().min(LIMITS.bonusMinLength).max(LIMITS.bonusMaxLength).meta({
         description: 'A formula fragment added with a leading + implied: terms only, no tag.',
         example: '1d4',
@@ -38,7 +40,7 @@ export const BonusSchema = z
     ],
     {
       // Read by the invalid_request message: "bonuses[1] must be an integer or ...".
-      error: `must be an integer or a formula fragment of ${LIMITS.bonusMinLength} to ${LIMITS.bonusMaxLength} characters.`,
+      error: `must be an integer from -${LIMITS.flatMaxAbs.toLocaleString('en-US')} to ${LIMITS.flatMaxAbs.toLocaleString('en-US')} or a formula fragment of ${LIMITS.bonusMinLength} to ${LIMITS.bonusMaxLength} characters.`,
     },
   )
   .meta({ description: 'An integer flat modifier, or a formula fragment (terms only).', example: 2 });

@@ -13,7 +13,7 @@ import type { RandomSource } from '../roll/types.js';
 import { PACKAGE_NAME, VERSION } from '../version.js';
 import { registerRestBridge } from './bridge.js';
 import { docsPlugin } from './docs.js';
-import { replyWithError, toApiError } from './errors.js';
+import { answerClientError, replyWithError, toApiError } from './errors.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { registerRateLimit } from './rate-limit.js';
 
@@ -44,6 +44,8 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
       typeof config.trustProxy === 'number'
         ? (_address: string, hop: number) => hop < (config.trustProxy as number)
         : config.trustProxy,
+    // What node's HTTP parser refuses never reaches a route: answered in the envelope too.
+    clientErrorHandler: answerClientError,
     // A malformed URL (`/v1/roll%`) never reaches the error handler.
     frameworkErrors: (error, request, reply) => {
       reply.header('access-control-allow-origin', '*');
@@ -98,6 +100,10 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
       prefix: '/trpc',
       trpcOptions: {
         router: appRouter,
+        // One call per HTTP request: a batched call would roll many times (and throw many
+        // budgets of dice) for one counted request, getting round the rate limit and the
+        // batch dice budget. `batch` is the procedure for several rolls at once.
+        allowBatching: false,
         createContext: ({ req }) => contextOf(req),
         onError({ error, req }) {
           const api = toApiError(error, bodyLimit);

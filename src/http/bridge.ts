@@ -20,6 +20,8 @@ export interface RestOperation {
   path: string;
   /** The procedure's output schema, when it declares one (every REST procedure should). */
   output: z.ZodType | undefined;
+  /** The procedure's input schema, when it declares a zod one. */
+  input: z.ZodType | undefined;
   /** The id of the input schema (`RollRequest`), when it is a named component. */
   inputId: string | undefined;
 }
@@ -62,6 +64,7 @@ export function restOperations(router: AnyRouter): RestOperation[] {
       method: openapi.method,
       path: openapi.path,
       output: isZod(_def.output) ? _def.output : undefined,
+      input: isZod(input) ? input : undefined,
       inputId,
     });
   }
@@ -200,7 +203,7 @@ export function registerRestBridge(
         try {
           return await call(request, input);
         } catch (error) {
-          const api = toApiError(error, bodyLimitBytes, { value: input });
+          const api = toApiError(error, bodyLimitBytes, { value: input, fromQuery });
           if (api === undefined || api.code === 'internal_error') {
             return replyWithError(request, reply, error, bodyLimitBytes);
           }

@@ -1,6 +1,7 @@
 // The one mapping from any error (dice, schema, tRPC, fastify, rate limiter) to the envelope
 // {"error":{"code","message"}}. Anything unrecognised becomes the generic 500 and is logged
 // with the request id; no library text or stack ever reaches a body.
+import type { Duplex } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   type ApiError,
@@ -77,4 +78,33 @@ export function replyWithError(
     api ??= internalError();
   }
   return reply.code(api.status).type('application/json; charset=utf-8').send(envelopeOf(api));
+}
+
+const CLIENT_ERROR_MESSAGES: Readonly<Record<string, string>> = {
+  HPE_HEADER_OVERFLOW: 'The request headers are too large.',
+  ERR_HTTP_REQUEST_TIMEOUT: 'The request took too long to arrive.',
+};
+
+/**
+ * Fastify's `clientErrorHandler`: a request node's HTTP parser refused (a bad request line, a
+ * Content-Length that does not match, oversized headers) never reaches a route or a hook, so
+ * the envelope and the CORS header are written on the socket here. Always 400
+ * invalid_request: the statuses a roll route may answer are 200, 400, 413, 429 and 500.
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  // A reset connection is gone already: nothing to answer.
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  if (socket.writable) {
+    const message = CLIENT_ERROR_MESSAGES[error.code ?? ''] ?? 'The request could not be read as HTTP.';
+    const body = envelopeOf(apiError('invalid_request', message));
+    socket.write(
+      'HTTP/1.1 400 Bad Request\r\n' +
+        'Content-Type: application/json; charset=utf-8\r\n' +
+        'Access-Control-Allow-Origin: *\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+        'Connection: close\r\n\r\n' +
+        body,
+    );
+  }
+  socket.destroy(error);
 }

@@ -4,6 +4,7 @@
 // components, and no security appears anywhere.
 import type { AnyRouter } from '@trpc/server';
 import { generateOpenApiDocument } from 'trpc-to-openapi';
+import type { z } from 'zod';
 import {
   type ApiError,
   apiError,
@@ -31,14 +32,16 @@ export type OpenApiDocument = ReturnType<typeof generateOpenApiDocument>;
 export type ErrorSchemaStatus = keyof typeof ERROR_SCHEMAS;
 
 /**
- * A real response body for each documented error status. The 400 is what GET /v1/roll answers
- * without a formula; the others are the only body their status ever has.
+ * A real response body for each documented error status. The 400 is what the operation whose
+ * input schema is `input` answers to an empty input (by default GET /v1/roll without a
+ * formula); the others are the only body their status ever has.
  */
 export function errorExamples(
   bodyLimitBytes: number,
+  input: z.ZodType = RollQuerySchema,
 ): Record<ErrorSchemaStatus, { error: Omit<ApiError, 'status'> }> {
-  const missingFormula = RollQuerySchema.safeParse({});
-  const issues = missingFormula.success ? [] : missingFormula.error.issues;
+  const empty = input.safeParse({});
+  const issues = empty.success ? [] : empty.error.issues;
   const body = (error: ApiError) => ({ error: { code: error.code, message: error.message } });
   return {
     400: body(apiError('invalid_request', describeIssues(issues, { value: {} }))),
@@ -104,13 +107,19 @@ export function buildOpenApiDocument(router: AnyRouter, bodyLimitBytes: number):
     delete op.security;
     const body = op.requestBody?.content?.['application/json'];
     if (body !== undefined && operation.inputId !== undefined) body.schema = ref(operation.inputId);
-    for (const [status, response] of Object.entries(op.responses ?? {})) {
+    const own = operation.input === undefined ? examples : errorExamples(bodyLimitBytes, operation.input);
+    const responses = op.responses ?? {};
+    for (const [status, response] of Object.entries(responses)) {
       const schema = ERROR_SCHEMAS[Number(status) as ErrorSchemaStatus];
       if (schema === undefined) continue;
-      response.content = {
-        'application/json': {
-          schema: ref(schema.meta()?.id as string),
-          example: examples[Number(status) as ErrorSchemaStatus],
+      // A new object: operations declared with the same errorResponses share one response object.
+      responses[status] = {
+        ...response,
+        content: {
+          'application/json': {
+            schema: ref(schema.meta()?.id as string),
+            example: own[Number(status) as ErrorSchemaStatus],
+          },
         },
       };
     }

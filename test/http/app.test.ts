@@ -135,6 +135,8 @@ describe('400 invalid_request', () => {
     ],
     ['a missing formula', '{}', json, /formula is required/],
     ['a numeric formula', '{"formula": 12}', json, /formula must be a string/],
+    // Only a query repeats a parameter; in a body an array is just the wrong type.
+    ['an array formula', '{"formula": ["1d20"]}', json, /^formula must be a string/],
     ['an unknown field', '{"formula": "1d6", "sides": 6}', json, /Unknown field: sides/],
     ['a fractional bonus', '{"formula": "1d6", "bonuses": [1.5]}', json, /bonuses\[0\]/],
     [
@@ -340,6 +342,19 @@ describe('limits at the edge and one past', () => {
     expect(past).toMatch(/bonuses must have at most 20 items/);
   });
 
+  it('integer bonus: at most 1,000,000 in absolute value, however large the number sent', async () => {
+    expect(
+      (await post({ formula: '1d6', bonuses: [LIMITS.flatMaxAbs, -LIMITS.flatMaxAbs] })).statusCode,
+    ).toBe(200);
+    const answers = await Promise.all(
+      [LIMITS.flatMaxAbs + 1, -LIMITS.flatMaxAbs - 1, 1e16, -1e300].map(async (bonus) =>
+        expectError(await post({ formula: '1d6', bonuses: [bonus] }), 400, 'invalid_request'),
+      ),
+    );
+    for (const message of answers)
+      expect(message).toMatch(/^bonuses\[0\] must be an integer from -1,000,000 to 1,000,000/);
+  });
+
   it('bonus string length', async () => {
     const atLimit = `10${'+1'.repeat((LIMITS.bonusMaxLength - 2) / 2)}`;
     expect(atLimit).toHaveLength(LIMITS.bonusMaxLength);
@@ -482,6 +497,31 @@ describe('the deprecated 1d20adv', () => {
     } finally {
       await app.close();
     }
+  });
+});
+
+describe('the /trpc endpoint', () => {
+  let app: FastifyInstance;
+  beforeAll(async () => {
+    app = await makeApp();
+  });
+  afterAll(() => app.close());
+
+  const inputOf = (value: unknown) => encodeURIComponent(JSON.stringify(value));
+
+  it('answers one call per request', async () => {
+    const response = await app.inject(`/trpc/roll?input=${inputOf({ formula: '2d6' })}`);
+    expect(response.statusCode).toBe(200);
+    const data = response.json().result.data;
+    expect(RollResponseSchema.parse(data).dice[0]?.results).toHaveLength(2);
+  });
+
+  it('refuses a batched call: one counted request must not roll many budgets of dice', async () => {
+    const calls = Object.fromEntries(Array.from({ length: 5 }, (_, i) => [i, { formula: '1000d6' }]));
+    const response = await app.inject(`/trpc/roll,roll,roll,roll,roll?batch=1&input=${inputOf(calls)}`);
+    expect(response.statusCode).toBe(400);
+    expect(response.body).not.toContain('"results"');
+    expect(JSON.stringify(response.json())).toContain('"api":{"code":"invalid_request"');
   });
 });
 

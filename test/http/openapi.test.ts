@@ -211,6 +211,36 @@ describe('every documented error example is a real response', () => {
     }
   });
 
+  it("each roll operation's 400 example is what that operation answers to an empty input", async () => {
+    const app = await makeApp();
+    try {
+      const doc = (await app.inject({ url: '/openapi.json' })).json() as Doc;
+      for (const [method, url] of [
+        ['get', '/v1/roll'],
+        ['post', '/v1/roll'],
+        ['post', '/v1/roll/batch'],
+      ] as const) {
+        const real =
+          method === 'get'
+            ? await app.inject({ url })
+            : await app.inject({
+                method: 'POST',
+                url,
+                headers: { 'content-type': 'application/json' },
+                payload: '{}',
+              });
+        expectError(real, 400, 'invalid_request');
+        const responses = operationOf(doc, method, url).responses as Record<
+          string,
+          { content: Record<string, { example: unknown }> }
+        >;
+        expect(responses['400']?.content['application/json']?.example).toEqual(real.json());
+      }
+    } finally {
+      await app.close();
+    }
+  });
+
   it('the 500 example equals the answer to a failing random source', async () => {
     const app = await makeApp({}, { random: failingRandom, logStream: logCollector() });
     try {

@@ -1,7 +1,7 @@
 // Through a real socket: the body limit for content-length and chunked bodies, the rate limit
 // (61st request, 404s counted, headers, retry-after, 429 before 413, TRUST_PROXY), and the typed
 // client against a listening server.
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createConnection } from 'node:net';
 import { TRPCClientError } from '@trpc/client';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -178,6 +178,52 @@ describe('TRUST_PROXY', () => {
         await app.close();
       }
     }
+  });
+});
+
+describe('requests the HTTP parser refuses', () => {
+  let app: FastifyInstance;
+  let port: number;
+  beforeAll(async () => {
+    app = await makeApp();
+    port = Number(new URL(await listen(app)).port);
+  });
+  afterAll(() => app.close());
+
+  /** Writes `raw` on a fresh connection and reads everything until the server closes it. */
+  const rawExchange = (raw: string) =>
+    new Promise<string>((resolve, reject) => {
+      const socket = createConnection({ host: '127.0.0.1', port }, () => socket.end(raw));
+      let text = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => {
+        text += chunk;
+      });
+      socket.on('close', () => resolve(text));
+      socket.on('error', reject);
+    });
+
+  it.each([
+    ['a garbage request line', 'GARBAGE\r\n\r\n', /could not be read as HTTP/],
+    [
+      'a non-numeric content-length',
+      'POST /v1/roll HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n',
+      /could not be read/,
+    ],
+    [
+      'oversized headers',
+      `GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+      /headers are too large/,
+    ],
+  ])('%s gets 400 invalid_request in the envelope, with CORS', async (_case, raw, message) => {
+    const text = await rawExchange(raw);
+    const [head = '', body = ''] = text.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 400 /);
+    expect(head.toLowerCase()).toContain('access-control-allow-origin: *');
+    const parsed = JSON.parse(body) as { error: { code: string; message: string } };
+    expect(Object.keys(parsed)).toEqual(['error']);
+    expect(parsed.error.code).toBe('invalid_request');
+    expect(parsed.error.message).toMatch(message);
   });
 });
 

@@ -18,6 +18,25 @@ async function listen(app: FastifyInstance): Promise<string> {
   return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 }
 
+/** A default app listening on a loopback port for the tests of the enclosing describe block. */
+function listeningApp(): { readonly base: string; readonly port: number } {
+  let app: FastifyInstance | undefined;
+  let base = '';
+  beforeAll(async () => {
+    app = await makeApp();
+    base = await listen(app);
+  });
+  afterAll(() => app?.close());
+  return {
+    get base() {
+      return base;
+    },
+    get port() {
+      return Number(new URL(base).port);
+    },
+  };
+}
+
 /** A JSON body of exactly `size` bytes, padded with whitespace. */
 const paddedBody = (size: number) => {
   const start = '{"formula":"1d6"';
@@ -25,17 +44,11 @@ const paddedBody = (size: number) => {
 };
 
 describe('the body limit on a real socket', () => {
-  let app: FastifyInstance;
-  let base: string;
-  beforeAll(async () => {
-    app = await makeApp();
-    base = await listen(app);
-  });
-  afterAll(() => app.close());
+  const server = listeningApp();
 
   it('with content-length: 8192 bytes roll, 8193 are 413 payload_too_large', async () => {
     const at = paddedBody(LIMITS.bodyBytes);
-    const ok = await send(base, {
+    const ok = await send(server.base, {
       method: 'POST',
       path: '/v1/roll',
       headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(at)) },
@@ -43,7 +56,7 @@ describe('the body limit on a real socket', () => {
     });
     expect(ok.status).toBe(200);
     const past = paddedBody(LIMITS.bodyBytes + 1);
-    const tooBig = await send(base, {
+    const tooBig = await send(server.base, {
       method: 'POST',
       path: '/v1/roll',
       headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(past)) },
@@ -55,7 +68,7 @@ describe('the body limit on a real socket', () => {
 
   it('chunked: 8192 bytes roll, 8193 are 413 payload_too_large', async () => {
     const chunked = (body: string) => [body.slice(0, 4000), body.slice(4000)];
-    const ok = await send(base, {
+    const ok = await send(server.base, {
       method: 'POST',
       path: '/v1/roll',
       headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
@@ -63,7 +76,7 @@ describe('the body limit on a real socket', () => {
     });
     expect(ok.status).toBe(200);
     for (const path of ['/v1/roll', '/v1/roll/batch']) {
-      const tooBig = await send(base, {
+      const tooBig = await send(server.base, {
         method: 'POST',
         path,
         headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
@@ -182,18 +195,12 @@ describe('TRUST_PROXY', () => {
 });
 
 describe('requests the HTTP parser refuses', () => {
-  let app: FastifyInstance;
-  let port: number;
-  beforeAll(async () => {
-    app = await makeApp();
-    port = Number(new URL(await listen(app)).port);
-  });
-  afterAll(() => app.close());
+  const server = listeningApp();
 
   /** Writes `raw` on a fresh connection and reads everything until the server closes it. */
   const rawExchange = (raw: string) =>
     new Promise<string>((resolve, reject) => {
-      const socket = createConnection({ host: '127.0.0.1', port }, () => socket.end(raw));
+      const socket = createConnection({ host: '127.0.0.1', port: server.port }, () => socket.end(raw));
       let text = '';
       socket.setEncoding('utf8');
       socket.on('data', (chunk: string) => {
@@ -228,16 +235,10 @@ describe('requests the HTTP parser refuses', () => {
 });
 
 describe('the typed client', () => {
-  let app: FastifyInstance;
-  let base: string;
-  beforeAll(async () => {
-    app = await makeApp();
-    base = await listen(app);
-  });
-  afterAll(() => app.close());
+  const server = listeningApp();
 
   it('calls roll, rollWith, batch and health', async () => {
-    const client = createDiceClient(base);
+    const client = createDiceClient(server.base);
     const single = await client.roll.query({ formula: '2d6+3' });
     expect(single.total).toBe(15);
     expect(single.dice[0]?.results).toEqual([6, 6]);
@@ -247,12 +248,12 @@ describe('the typed client', () => {
     expect(batch.rolls.map((roll) => roll.total)).toEqual([20, 8]);
     const health = await client.health.query();
     expect(health).toEqual({ status: 'ok', version: VERSION });
-    const trailingSlash = createDiceClient(`${base}/`);
+    const trailingSlash = createDiceClient(`${server.base}/`);
     expect((await trailingSlash.health.query()).status).toBe('ok');
   });
 
   it('carries the REST code in a typed error', async () => {
-    const client = createDiceClient(base);
+    const client = createDiceClient(server.base);
     const failure = await client.roll.query({ formula: '2d' }).then(
       () => undefined,
       (error: unknown) => error,

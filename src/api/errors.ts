@@ -126,6 +126,14 @@ export interface RawInput {
   fromQuery?: boolean;
 }
 
+/** A size or value bound: "tags must have at most 20 items.", "formula must be at least 1 character long." */
+function describeBound(where: string, origin: string, side: 'at least' | 'at most', limit: number): string {
+  if (origin === 'string')
+    return `${where} must be ${side} ${plural(limit, 'character', 'characters')} long.`;
+  if (origin === 'array') return `${where} must have ${side} ${plural(limit, 'item', 'items')}.`;
+  return `${where} must be ${side} ${limit}.`;
+}
+
 function describeIssue(issue: Issue, input: RawInput | undefined): string {
   const where = issue.path.length === 0 ? 'The request' : describePath(issue.path);
   switch (issue.code) {
@@ -142,20 +150,10 @@ function describeIssue(issue: Issue, input: RawInput | undefined): string {
         return `${where} was given more than once; give it once.`;
       }
       return `${where} must be ${TYPE_NAMES[issue.expected] ?? 'of another type'}.`;
-    case 'too_small': {
-      const min = Number(issue.minimum);
-      if (issue.origin === 'string')
-        return `${where} must be at least ${plural(min, 'character', 'characters')} long.`;
-      if (issue.origin === 'array') return `${where} must have at least ${plural(min, 'item', 'items')}.`;
-      return `${where} must be at least ${min}.`;
-    }
-    case 'too_big': {
-      const max = Number(issue.maximum);
-      if (issue.origin === 'string')
-        return `${where} must be at most ${plural(max, 'character', 'characters')} long.`;
-      if (issue.origin === 'array') return `${where} must have at most ${plural(max, 'item', 'items')}.`;
-      return `${where} must be at most ${max}.`;
-    }
+    case 'too_small':
+      return describeBound(where, issue.origin, 'at least', Number(issue.minimum));
+    case 'too_big':
+      return describeBound(where, issue.origin, 'at most', Number(issue.maximum));
     case 'invalid_format':
       return `${where} must be lowercase letters a to z only.`;
     case 'invalid_value':

@@ -11,7 +11,8 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import peggy from 'peggy';
 import type { DiceNode, FormulaNode, GroupPlan, PreparedRoll, RollRequest } from '../src/index.js';
-import { DiceError, FormulaError, parseFormula, prepareRoll, rollPrepared } from '../src/index.js';
+import { DiceError, FormulaError, LIMITS, parseFormula, prepareRoll, rollPrepared } from '../src/index.js';
+import { ExplodeRule } from '../src/roll/prepare.js';
 import type { DieGroup, RollResponse } from '../src/roll/types.js';
 
 interface Options {
@@ -221,10 +222,10 @@ function markDice(plan: GroupPlan, group: DieGroup): string {
     let raw = results[i]!;
     let token = `${raw}${keptMark}`;
     i++;
-    if (plan.explode !== 0) {
-      for (let extras = 0; extras < 100 && raw === plan.sides && i < results.length; extras++) {
+    if (plan.explode !== ExplodeRule.None) {
+      for (let extras = 0; extras < LIMITS.explodeCap && raw === plan.sides && i < results.length; extras++) {
         token += `!${results[i]}`;
-        raw = results[i]! + (plan.explode === 2 ? 1 : 0);
+        raw = results[i]! + (plan.explode === ExplodeRule.Penetrate ? 1 : 0);
         i++;
       }
     }
@@ -236,11 +237,19 @@ function markDice(plan: GroupPlan, group: DieGroup): string {
 
 // --- trace ------------------------------------------------------------------------------------
 
-/** Compiles the grammar with tracing on, so the production parser carries no trace code. */
+let tracedParser: peggy.Parser | undefined;
+
+/**
+ * The grammar compiled with tracing on (once, on first use), so the production parser carries
+ * no trace code.
+ */
 function traceParse(formula: string): string {
-  const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-  const grammar = readFileSync(join(root, 'grammar', 'dice.peggy'), 'utf8');
-  const parser = peggy.generate(grammar, { trace: true, allowedStartRules: ['Formula', 'Fragment'] });
+  if (tracedParser === undefined) {
+    const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+    const grammar = readFileSync(join(root, 'grammar', 'dice.peggy'), 'utf8');
+    tracedParser = peggy.generate(grammar, { trace: true });
+  }
+  const parser = tracedParser;
   const lines: string[] = ['trace (column, event, rule)'];
   let depth = 0;
   const tracer = {

@@ -106,12 +106,9 @@ function checkTerms(node: FormulaNode, item: string, what: 'formula' | 'bonus'):
       continue;
     }
     checkDice(term, item);
-    if (term.modifiers.some((m) => m.kind === 'advantage')) {
-      advantageTerms++;
-      if (advantageTerms > 1) {
-        const at = term.modifiers.find((m) => m.kind === 'advantage')!;
-        throw new FormulaError(`A ${what} may have only one adv or dis term.`, item, at.column);
-      }
+    const advantage = term.modifiers.find((m) => m.kind === 'advantage');
+    if (advantage !== undefined && ++advantageTerms > 1) {
+      throw new FormulaError(`A ${what} may have only one adv or dis term.`, item, advantage.column);
     }
   }
 }

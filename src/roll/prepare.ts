@@ -3,7 +3,7 @@
 // (the service checks a batch's budget from these counts).
 
 import { FormulaError, RequestError } from '../errors.js';
-import type { DiceNode, FormulaNode } from '../formula/ast.js';
+import type { AdvantageModifier, DiceNode, FormulaNode } from '../formula/ast.js';
 import { formatInteger, parseFormula, parseFragment, rerollFaces } from '../formula/parse.js';
 import { LIMITS, TAG_PATTERN } from '../limits.js';
 import { ADVANTAGE_STATES, type AdvantageState, type RollRequest } from './types.js';
@@ -108,15 +108,17 @@ export function prepareRoll(request: RollRequest, options?: PrepareOptions): Pre
 
   // At most one adv/dis term in the whole roll, and never together with the advantage field.
   let advantageTerm: DiceNode | undefined;
+  let advantageModifier: AdvantageModifier | undefined;
   for (const { node, item } of fragments) {
     for (const term of node.terms) {
       if (term.kind !== 'dice') continue;
-      const modifier = term.modifiers.find((m) => m.kind === 'advantage');
+      const modifier = term.modifiers.find((m): m is AdvantageModifier => m.kind === 'advantage');
       if (modifier === undefined) continue;
       if (advantageTerm !== undefined) {
         throw new FormulaError('A roll may have only one adv or dis term.', item, modifier.column);
       }
       advantageTerm = term;
+      advantageModifier = modifier;
     }
   }
   if (advantageTerm !== undefined && advantage !== 'normal') {
@@ -162,12 +164,8 @@ export function prepareRoll(request: RollRequest, options?: PrepareOptions): Pre
   let modifier = 0;
   for (const value of modifiers) modifier += value;
   let advantageState: AdvantageState = 'normal';
-  if (advantageTerm !== undefined) {
-    const mode = advantageTerm.modifiers.find((m) => m.kind === 'advantage');
-    advantageState = mode?.kind === 'advantage' ? mode.mode : 'normal';
-  } else if (advantaged !== undefined) {
-    advantageState = advantage;
-  }
+  if (advantageModifier !== undefined) advantageState = advantageModifier.mode;
+  else if (advantaged !== undefined) advantageState = advantage;
 
   return {
     formula: request.formula.trim(),
@@ -205,6 +203,8 @@ function pushFlats(node: FormulaNode, modifiers: number[]): void {
 }
 
 function planGroup(term: DiceNode, advantage: AdvantageState): GroupPlan {
+  // The request's advantage (for the first plain d20) or the term's own adv/dis: never both.
+  let keepOne = advantage;
   let count = term.count;
   let keep: KeepRule = KeepRule.All;
   let keepAmount = 0;
@@ -224,9 +224,7 @@ function planGroup(term: DiceNode, advantage: AdvantageState): GroupPlan {
         keepAmount = modifier.amount;
         break;
       case 'advantage':
-        keep = modifier.mode === 'advantage' ? KeepRule.KeepHighest : KeepRule.KeepLowest;
-        keepAmount = 1;
-        count = Math.max(count, 2);
+        keepOne = modifier.mode;
         break;
       case 'explode':
         explode = modifier.penetrate ? ExplodeRule.Penetrate : ExplodeRule.Explode;
@@ -240,8 +238,8 @@ function planGroup(term: DiceNode, advantage: AdvantageState): GroupPlan {
         break;
     }
   }
-  if (advantage !== 'normal') {
-    keep = advantage === 'advantage' ? KeepRule.KeepHighest : KeepRule.KeepLowest;
+  if (keepOne !== 'normal') {
+    keep = keepOne === 'advantage' ? KeepRule.KeepHighest : KeepRule.KeepLowest;
     keepAmount = 1;
     count = Math.max(count, 2);
   }

@@ -113,7 +113,7 @@ function rollGroup(plan: GroupPlan, random: RandomSource): DieGroup {
         ? throwPlainDice(plan, random)
         : throwDice(plan, random);
   } catch (cause) {
-    throw cause instanceof RandomSourceError ? cause : new RandomSourceError({ cause });
+    throw asRandomSourceError(cause);
   }
 
   const keptDice = selectKept(plan.keep, plan.keepAmount, count);
@@ -166,15 +166,25 @@ function rollGroup(plan: GroupPlan, random: RandomSource): DieGroup {
   };
 }
 
-/** Dice that neither reroll nor explode: one throw each, so `results` is allocated once. */
-function throwPlainDice(plan: GroupPlan, random: RandomSource): number[] {
-  const { sides, count } = plan;
+/** Any failure of the random source, as the one error type the service maps to a 500. */
+const asRandomSourceError = (cause: unknown): RandomSourceError =>
+  cause instanceof RandomSourceError ? cause : new RandomSourceError({ cause });
+
+/** `count` single throws, allocated once; the pooled sampler writes them in bulk. */
+function throwFaces(sides: number, count: number, random: RandomSource): number[] {
   const results = new Array<number>(count);
   if (random instanceof WordSampler) {
     random.fill(sides, results, count);
   } else {
     for (let d = 0; d < count; d++) results[d] = random.die(sides);
   }
+  return results;
+}
+
+/** Dice that neither reroll nor explode: one throw each. */
+function throwPlainDice(plan: GroupPlan, random: RandomSource): number[] {
+  const { count } = plan;
+  const results = throwFaces(plan.sides, count, random);
   for (let d = 0; d < count; d++) {
     chainStart[d] = d;
     chainEnd[d] = d + 1;
@@ -214,15 +224,11 @@ function throwDice(plan: GroupPlan, random: RandomSource): number[] {
 /** The most common group (`3d6`, `999d6`): one throw per die, every die kept. */
 function rollPlainGroup(plan: GroupPlan, random: RandomSource): DieGroup {
   const { sides, count } = plan;
-  const results = new Array<number>(count);
+  let results: number[];
   try {
-    if (random instanceof WordSampler) {
-      random.fill(sides, results, count);
-    } else {
-      for (let d = 0; d < count; d++) results[d] = random.die(sides);
-    }
+    results = throwFaces(sides, count, random);
   } catch (cause) {
-    throw cause instanceof RandomSourceError ? cause : new RandomSourceError({ cause });
+    throw asRandomSourceError(cause);
   }
   let sum = 0;
   for (let d = 0; d < count; d++) sum += results[d]!;

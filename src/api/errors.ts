@@ -12,18 +12,7 @@ export interface ApiError {
   message: string;
 }
 
-/** The status each code travels with (SPEC.md's error table, plus not_found for unknown paths). */
-export const STATUS_OF_CODE: Readonly<Record<ApiErrorCode, number>> = {
-  invalid_request: 400,
-  invalid_formula: 400,
-  too_many_dice: 400,
-  not_found: 404,
-  payload_too_large: 413,
-  rate_limited: 429,
-  internal_error: 500,
-};
-
-/** Exactly the codes each status may carry (SPEC.md, Errors rule 1). */
+/** Exactly the codes each status may carry (SPEC.md, Errors rule 1, plus not_found for unknown paths). */
 export const CODES_OF_STATUS = {
   400: ['invalid_request', 'invalid_formula', 'too_many_dice'],
   404: ['not_found'],
@@ -33,6 +22,16 @@ export const CODES_OF_STATUS = {
 } as const satisfies Record<number, readonly ApiErrorCode[]>;
 
 export type ErrorStatus = keyof typeof CODES_OF_STATUS;
+
+type ListedCode = (typeof CODES_OF_STATUS)[ErrorStatus][number];
+
+/**
+ * The status each code travels with, read off CODES_OF_STATUS. Typed as a record over every
+ * ApiErrorCode, so a code added without a status fails to compile.
+ */
+export const STATUS_OF_CODE: Readonly<Record<ApiErrorCode, number>> = Object.fromEntries(
+  Object.entries(CODES_OF_STATUS).flatMap(([status, codes]) => codes.map((code) => [code, Number(status)])),
+) as Record<ListedCode, number>;
 
 /** The one message of every 500: the random source failed, or something unexpected did. */
 export const INTERNAL_ERROR_MESSAGE = new RandomSourceError().message;
@@ -44,6 +43,13 @@ export const NOT_FOUND_MESSAGE = 'No such path. See /openapi.json for the operat
 
 export const payloadTooLargeMessage = (bodyLimitBytes: number): string =>
   `The request body is larger than ${bodyLimitBytes} bytes.`;
+
+/** The body of an error response: `{"error":{"code","message"}}`. */
+export const errorBodyOf = (error: ApiError): { error: ApiErrorBody } => ({
+  error: { code: error.code, message: error.message },
+});
+
+export type ApiErrorBody = Omit<ApiError, 'status'>;
 
 export const apiError = (code: ApiErrorCode, message: string): ApiError => ({
   status: STATUS_OF_CODE[code],
@@ -184,6 +190,17 @@ function isZodError(error: unknown): error is z.ZodError {
   return error instanceof Error && error.name === 'ZodError' && Array.isArray((error as z.ZodError).issues);
 }
 
+/** A formula whose space sits where a `+` was probably meant: `2d6+3` sent unencoded arrives as `2d6 3`. */
+const LOST_PLUS = /\S\s+[\dd]/i;
+const LOST_PLUS_HINT = ' In a URL query, send + as %2B: a bare + arrives as a space.';
+
+function withQueryHint(api: ApiError, query: unknown): ApiError {
+  if (api.code !== 'invalid_formula') return api;
+  const formula = (query as { formula?: unknown } | undefined)?.formula;
+  if (typeof formula !== 'string' || !LOST_PLUS.test(formula)) return api;
+  return { ...api, message: `${api.message.replace(/\.?$/, '.')}${LOST_PLUS_HINT}` };
+}
+
 /**
  * The API error for anything a procedure call can raise, or undefined when the error is
  * unexpected (the caller answers the generic 500 and logs the original).
@@ -192,15 +209,16 @@ function isZodError(error: unknown): error is z.ZodError {
 export function apiErrorOf(error: unknown, input?: RawInput): ApiError | undefined {
   if (isApiError(error)) return error;
   if (error instanceof DiceError) {
-    return error.code === 'internal_error' ? internalError() : apiError(error.code, error.message);
+    if (error.code === 'internal_error') return internalError();
+    const api = apiError(error.code, error.message);
+    return input?.fromQuery === true ? withQueryHint(api, input.value) : api;
   }
   if (isZodError(error)) return apiError('invalid_request', describeIssues(error.issues, input));
   if (!(error instanceof TRPCError)) return undefined;
-  if (error.cause instanceof DiceError || isZodError(error.cause)) {
-    // An output-validation failure is ours, not the caller's: only input failures are 400s.
-    if (isZodError(error.cause) && error.code !== 'BAD_REQUEST') return undefined;
-    return apiErrorOf(error.cause, input);
-  }
+  if (error.cause instanceof DiceError) return apiErrorOf(error.cause, input);
+  // An output-validation failure is ours, not the caller's: only input failures are 400s.
+  if (isZodError(error.cause))
+    return error.code === 'BAD_REQUEST' ? apiErrorOf(error.cause, input) : undefined;
   switch (error.code) {
     case 'BAD_REQUEST':
     case 'PARSE_ERROR':

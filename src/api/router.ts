@@ -2,10 +2,12 @@
 // its path: the REST bridge and the OpenAPI document are both derived from it.
 import { LIMITS } from '../limits.js';
 import { VERSION } from '../version.js';
+import { CODES_OF_STATUS } from './errors.js';
 import { rollBatch, rollOne } from './roll.js';
 import {
   BatchRollRequestSchema,
   BatchRollResponseSchema,
+  ERROR_DESCRIPTIONS,
   HealthResponseSchema,
   RollQuerySchema,
   RollRequestSchema,
@@ -15,10 +17,10 @@ import { publicProcedure, router } from './trpc.js';
 
 /** The error statuses of every rolling operation (SPEC.md, Endpoints rule 2). */
 const rollErrors = {
-  400: 'The request or the formula was rejected (invalid_request, invalid_formula, too_many_dice).',
-  413: `The request body is larger than the limit (${LIMITS.bodyBytes} bytes by default).`,
-  429: 'Too many requests from this address.',
-  500: 'The random source failed; the caller may try again.',
+  400: `${ERROR_DESCRIPTIONS[400]} (${CODES_OF_STATUS[400].join(', ')}).`,
+  413: `${ERROR_DESCRIPTIONS[413]} (${LIMITS.bodyBytes} bytes by default).`,
+  429: ERROR_DESCRIPTIONS[429],
+  500: ERROR_DESCRIPTIONS[500],
 };
 
 export const appRouter = router({
@@ -82,7 +84,7 @@ export const appRouter = router({
         tags: ['service'],
         summary: 'Liveness',
         description: 'Answers while the service is up. Rolls nothing.',
-        errorResponses: { 429: 'Too many requests from this address.' },
+        errorResponses: { 429: ERROR_DESCRIPTIONS[429] },
       },
     })
     .output(HealthResponseSchema)

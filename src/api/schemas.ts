@@ -180,11 +180,6 @@ export const HealthResponseSchema = z
     example: { status: 'ok', version: VERSION },
   });
 
-export type RollQuery = z.infer<typeof RollQuerySchema>;
-export type RollRequestInput = z.infer<typeof RollRequestSchema>;
-export type BatchRollRequestInput = z.infer<typeof BatchRollRequestSchema>;
-export type HealthResponse = z.infer<typeof HealthResponseSchema>;
-
 /** One error body schema per status, whose `code` enum lists exactly the codes that status carries. */
 const errorBody = (id: string, codes: readonly [string, ...string[]], description: string) =>
   z
@@ -196,13 +191,17 @@ const errorBody = (id: string, codes: readonly [string, ...string[]], descriptio
     })
     .meta({ id, description });
 
+/** What each error status means: the error schemas' and the operations' one wording. */
+export const ERROR_DESCRIPTIONS = {
+  400: 'The request or the formula was rejected',
+  413: 'The request body is larger than the limit',
+  429: 'Too many requests from this address.',
+  500: 'The random source failed; the caller may try again.',
+} as const;
+
 export const ERROR_SCHEMAS = {
-  400: errorBody('BadRequestError', CODES_OF_STATUS[400], 'The request or the formula was rejected.'),
-  413: errorBody('PayloadTooLargeError', CODES_OF_STATUS[413], 'The request body is larger than the limit.'),
-  429: errorBody('RateLimitedError', CODES_OF_STATUS[429], 'Too many requests from this address.'),
-  500: errorBody(
-    'InternalError',
-    CODES_OF_STATUS[500],
-    'The random source failed; the caller may try again.',
-  ),
+  400: errorBody('BadRequestError', CODES_OF_STATUS[400], `${ERROR_DESCRIPTIONS[400]}.`),
+  413: errorBody('PayloadTooLargeError', CODES_OF_STATUS[413], `${ERROR_DESCRIPTIONS[413]}.`),
+  429: errorBody('RateLimitedError', CODES_OF_STATUS[429], ERROR_DESCRIPTIONS[429]),
+  500: errorBody('InternalError', CODES_OF_STATUS[500], ERROR_DESCRIPTIONS[500]),
 } as const;

@@ -13,7 +13,7 @@ import type { RandomSource } from '../roll/types.js';
 import { PACKAGE_NAME, VERSION } from '../version.js';
 import { registerRestBridge } from './bridge.js';
 import { docsPlugin } from './docs.js';
-import { answerClientError, replyWithError, toApiError } from './errors.js';
+import { answerClientError, needsLogging, replyWithError, toApiError } from './errors.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { registerRateLimit } from './rate-limit.js';
 
@@ -106,9 +106,7 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
         allowBatching: false,
         createContext: ({ req }) => contextOf(req),
         onError({ error, req }) {
-          const api = toApiError(error, bodyLimit);
-          if (api === undefined || api.code === 'internal_error')
-            req.log.error({ err: error }, 'tRPC call failed');
+          if (needsLogging(toApiError(error, bodyLimit))) req.log.error({ err: error }, 'tRPC call failed');
         },
       } satisfies FastifyTRPCPluginOptions<AppRouter>['trpcOptions'],
     });

@@ -7,10 +7,9 @@ import { type AnyRouter, TRPCError } from '@trpc/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { z } from 'zod';
-import type { ApiError } from '../api/errors.js';
 import { apiError } from '../api/errors.js';
 import { createCallerFactory, type DiceContext } from '../api/trpc.js';
-import { replyWithError, toApiError } from './errors.js';
+import { replyWithError } from './errors.js';
 
 /** One REST operation as its procedure declares it. */
 export interface RestOperation {
@@ -137,24 +136,13 @@ function directProcedure(
 
 /** The call of one procedure on a caller, resolved from its dotted path once at start-up. */
 function invokerOf(procedure: string): Invoke {
-  const segments = procedure.split('.');
+  const parents = procedure.split('.');
+  const name = parents.pop()!;
   return (caller, input) => {
     let target = caller as Record<string, unknown>;
-    for (const segment of segments.slice(0, -1)) target = target[segment] as Record<string, unknown>;
-    const call = target[segments[segments.length - 1]!] as (input: unknown) => Promise<unknown>;
-    return call(input);
+    for (const segment of parents) target = target[segment] as Record<string, unknown>;
+    return (target[name] as (input: unknown) => Promise<unknown>)(input);
   };
-}
-
-/** A formula whose space sits where a `+` was probably meant: `2d6+3` sent unencoded arrives as `2d6 3`. */
-const LOST_PLUS = /\S\s+[\dd]/i;
-const LOST_PLUS_HINT = ' In a URL query, send + as %2B: a bare + arrives as a space.';
-
-function withQueryHint(api: ApiError, query: unknown): ApiError {
-  if (api.code !== 'invalid_formula') return api;
-  const formula = (query as { formula?: unknown } | undefined)?.formula;
-  if (typeof formula !== 'string' || !LOST_PLUS.test(formula)) return api;
-  return { ...api, message: `${api.message.replace(/\.?$/, '.')}${LOST_PLUS_HINT}` };
 }
 
 export interface BridgeOptions {
@@ -203,11 +191,7 @@ export function registerRestBridge(
         try {
           return await call(request, input);
         } catch (error) {
-          const api = toApiError(error, bodyLimitBytes, { value: input, fromQuery });
-          if (api === undefined || api.code === 'internal_error') {
-            return replyWithError(request, reply, error, bodyLimitBytes);
-          }
-          return replyWithError(request, reply, fromQuery ? withQueryHint(api, input) : api, bodyLimitBytes);
+          return replyWithError(request, reply, error, bodyLimitBytes, { value: input, fromQuery });
         }
       },
     });

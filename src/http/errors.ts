@@ -7,6 +7,7 @@ import {
   type ApiError,
   apiError,
   apiErrorOf,
+  errorBodyOf,
   internalError,
   NOT_FOUND_MESSAGE,
   payloadTooLargeMessage,
@@ -61,8 +62,11 @@ export function toApiError(error: unknown, bodyLimitBytes: number, input?: RawIn
 }
 
 /** The envelope, as the exact JSON string sent. */
-export const envelopeOf = (error: ApiError): string =>
-  JSON.stringify({ error: { code: error.code, message: error.message } });
+export const envelopeOf = (error: ApiError): string => JSON.stringify(errorBodyOf(error));
+
+/** Whether an error is one nobody planned for (or the random source failing): it gets logged. */
+export const needsLogging = (api: ApiError | undefined): boolean =>
+  api === undefined || api.code === 'internal_error';
 
 /** Answers `error` in the envelope; an unexpected error is logged (with the request id) first. */
 export function replyWithError(
@@ -72,11 +76,9 @@ export function replyWithError(
   bodyLimitBytes: number,
   input?: RawInput,
 ): FastifyReply {
-  let api = toApiError(error, bodyLimitBytes, input);
-  if (api === undefined || api.code === 'internal_error') {
-    request.log.error({ err: error }, 'request failed');
-    api ??= internalError();
-  }
+  const known = toApiError(error, bodyLimitBytes, input);
+  if (needsLogging(known)) request.log.error({ err: error }, 'request failed');
+  const api = known ?? internalError();
   return reply.code(api.status).type('application/json; charset=utf-8').send(envelopeOf(api));
 }
 

@@ -6,9 +6,10 @@ import type { AnyRouter } from '@trpc/server';
 import { generateOpenApiDocument } from 'trpc-to-openapi';
 import type { z } from 'zod';
 import {
-  type ApiError,
+  type ApiErrorBody,
   apiError,
   describeIssues,
+  errorBodyOf,
   INTERNAL_ERROR_MESSAGE,
   payloadTooLargeMessage,
   RATE_LIMITED_MESSAGE,
@@ -39,15 +40,14 @@ export type ErrorSchemaStatus = keyof typeof ERROR_SCHEMAS;
 export function errorExamples(
   bodyLimitBytes: number,
   input: z.ZodType = RollQuerySchema,
-): Record<ErrorSchemaStatus, { error: Omit<ApiError, 'status'> }> {
+): Record<ErrorSchemaStatus, { error: ApiErrorBody }> {
   const empty = input.safeParse({});
   const issues = empty.success ? [] : empty.error.issues;
-  const body = (error: ApiError) => ({ error: { code: error.code, message: error.message } });
   return {
-    400: body(apiError('invalid_request', describeIssues(issues, { value: {} }))),
-    413: body(apiError('payload_too_large', payloadTooLargeMessage(bodyLimitBytes))),
-    429: body(apiError('rate_limited', RATE_LIMITED_MESSAGE)),
-    500: body(apiError('internal_error', INTERNAL_ERROR_MESSAGE)),
+    400: errorBodyOf(apiError('invalid_request', describeIssues(issues, { value: {} }))),
+    413: errorBodyOf(apiError('payload_too_large', payloadTooLargeMessage(bodyLimitBytes))),
+    429: errorBodyOf(apiError('rate_limited', RATE_LIMITED_MESSAGE)),
+    500: errorBodyOf(apiError('internal_error', INTERNAL_ERROR_MESSAGE)),
   };
 }
 

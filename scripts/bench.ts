@@ -9,16 +9,17 @@ import {
   samplerContenders,
   useCryptoEngineForRpgDiceRoller,
 } from './bench/contenders.js';
-import { checkScenario, type HttpRun, loadServer, type ServerHandle, startServer } from './bench/http.js';
+import { checkScenario, loadServer, type ServerHandle, startServer } from './bench/http.js';
 import { interleave } from './bench/micro.js';
 import {
   type BenchReport,
   buildReport,
   formatReport,
+  type HttpRound,
   type HttpScenarioRounds,
   type RawResults,
 } from './bench/report.js';
-import { roundOrder } from './bench/stats.js';
+import { median, roundOrder } from './bench/stats.js';
 import { ENGINE_FORMULAS, HTTP_SCENARIOS, type HttpScenario, SAMPLER_SIDES } from './bench/workloads.js';
 
 const PARTS = ['http', 'engine', 'sampler'] as const;
@@ -66,6 +67,8 @@ const QUICK: BenchConfig = {
   warmupMs: 400,
 };
 
+const CONFIGS = { full: FULL, quick: QUICK, smoke: SMOKE } as const;
+
 // The rate limit stays on (it is part of every request's cost) but cannot trip during the load.
 const FAIRDICE_ENV: NodeJS.ProcessEnv = {
   RATE_LIMIT_MAX: String(1_000_000_000),
@@ -110,7 +113,7 @@ async function runHttp(
     for (const scenario of scenarios) {
       await loadServer(serverOf(scenario), scenario, { ...load, seconds: config.httpWarmupSeconds });
     }
-    const rounds = new Map<string, HttpRun[]>(scenarios.map((scenario) => [scenario.name, []]));
+    const rounds = new Map<string, HttpRound[]>(scenarios.map((scenario) => [scenario.name, []]));
     for (let round = 0; round < config.rounds; round++) {
       const line: string[] = [];
       for (const scenario of roundOrder(scenarios, round)) {
@@ -167,7 +170,7 @@ function runSampler(config: BenchConfig): NonNullable<RawResults['sampler']> {
   const rounds = interleave(samplerContenders(SAMPLER_SIDES), config.rounds, config.sliceMs, config.warmupMs);
   log(
     `sampler d${SAMPLER_SIDES}: ${Object.entries(rounds)
-      .map(([name, r]) => `${name} ${Math.round(r[Math.floor(r.length / 2)]!)}`)
+      .map(([name, r]) => `${name} ${Math.round(median(r))}`)
       .join(', ')}`,
   );
   return { label: `d${SAMPLER_SIDES} dice`, rounds };
@@ -186,7 +189,8 @@ async function main(): Promise<void> {
     },
     strict: true,
   });
-  const base = values.smoke ? SMOKE : values.quick ? QUICK : FULL;
+  const mode = values.smoke ? 'smoke' : values.quick ? 'quick' : 'full';
+  const base = CONFIGS[mode];
   const config: BenchConfig = values.rounds ? { ...base, rounds: Number.parseInt(values.rounds, 10) } : base;
   if (!Number.isInteger(config.rounds) || config.rounds < 1)
     throw new Error('--rounds takes a positive integer');
@@ -221,7 +225,7 @@ async function main(): Promise<void> {
       loadAverage1m: Number(loadavg()[0]!.toFixed(2)),
     },
     config: {
-      mode: values.smoke ? 'smoke' : values.quick ? 'quick' : 'full',
+      mode,
       ...config,
       parts: [...parts].join(','),
       loadGenerator: 'autocannon in the bench process; each server in its own child process',

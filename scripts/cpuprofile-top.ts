@@ -51,32 +51,28 @@ const keyOf = (node: ProfileNode): string => {
   return `${frame.functionName || '(anonymous)'} ${where}`;
 };
 
+const parentOf = new Map<number, number>();
+for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
 const byFunction = new Map<string, number>();
 const byOwner = new Map<string, number>();
+const inclusive = new Map<string, number>();
 for (const [id, micros] of selfMicros) {
-  const frame = byId.get(id)!.callFrame;
-  if (frame.functionName === '(idle)') {
+  const node = byId.get(id)!;
+  if (node.callFrame.functionName === '(idle)') {
     totalMicros -= micros;
     continue;
   }
-  const key = keyOf(byId.get(id)!);
+  const key = keyOf(node);
   byFunction.set(key, (byFunction.get(key) ?? 0) + micros);
-  const owner = ownerOf(frame.url);
+  const owner = ownerOf(node.callFrame.url);
   byOwner.set(owner, (byOwner.get(owner) ?? 0) + micros);
-}
-
-// Inclusive time: each sample counts once for every distinct function on its stack.
-const parentOf = new Map<number, number>();
-for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
-const inclusive = new Map<string, number>();
-for (const [id, micros] of selfMicros) {
-  if (byId.get(id)!.callFrame.functionName === '(idle)') continue;
+  // Inclusive time: each sample counts once for every distinct function on its stack.
   const seen = new Set<string>();
   for (let at: number | undefined = id; at !== undefined; at = parentOf.get(at)) {
-    const key = keyOf(byId.get(at)!);
-    if (seen.has(key)) continue;
-    seen.add(key);
-    inclusive.set(key, (inclusive.get(key) ?? 0) + micros);
+    const frameKey = keyOf(byId.get(at)!);
+    if (seen.has(frameKey)) continue;
+    seen.add(frameKey);
+    inclusive.set(frameKey, (inclusive.get(frameKey) ?? 0) + micros);
   }
 }
 

@@ -78,7 +78,8 @@ export async function startServer(kind: ServerKind, options: StartOptions = {}):
       return usage.userMicros + usage.systemMicros;
     },
     async stop() {
-      if (child.exitCode !== null) return;
+      // A child killed by a signal has a null exitCode but will never emit 'exit' again.
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = once(child, 'exit');
       post({ type: 'shutdown' });
       const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
@@ -88,8 +89,12 @@ export async function startServer(kind: ServerKind, options: StartOptions = {}):
   };
 }
 
-/** One scenario's measurement in one round (the report's HttpRound). */
-export type HttpRun = HttpRound;
+/** The scenario's JSON body and its content-type, or nothing for a bodiless request. */
+function requestBodyOf(scenario: HttpScenario): { body?: string; headers?: Record<string, string> } {
+  return scenario.body === undefined
+    ? {}
+    : { body: JSON.stringify(scenario.body), headers: { 'content-type': 'application/json' } };
+}
 
 export interface LoadOptions {
   readonly seconds: number;
@@ -102,7 +107,7 @@ export async function loadServer(
   server: ServerHandle,
   scenario: HttpScenario,
   load: LoadOptions,
-): Promise<HttpRun> {
+): Promise<HttpRound> {
   let latencies = new Float64Array(1 << 16);
   let count = 0;
   const cpuBefore = await server.cpuMicros();
@@ -121,9 +126,7 @@ export async function loadServer(
         // autocannon checks its stop flag once per sample: at the default 1 s, a 0.2 s run lasts 1 s.
         sampleInt: 100,
         timeout: 10,
-        ...(scenario.body === undefined
-          ? {}
-          : { body: JSON.stringify(scenario.body), headers: { 'content-type': 'application/json' } }),
+        ...requestBodyOf(scenario),
       },
       (error: unknown, result) => (error ? reject(error) : resolve(result)),
     );
@@ -157,9 +160,7 @@ export async function loadServer(
 export async function checkScenario(server: ServerHandle, scenario: HttpScenario): Promise<void> {
   const response = await fetch(`http://127.0.0.1:${server.port}${scenario.path}`, {
     method: scenario.method,
-    ...(scenario.body === undefined
-      ? {}
-      : { body: JSON.stringify(scenario.body), headers: { 'content-type': 'application/json' } }),
+    ...requestBodyOf(scenario),
   });
   const text = await response.text();
   if (response.status !== 200) {

@@ -11,9 +11,6 @@ export interface MicroContender {
 
 /** Keeps every result alive: a value the optimiser cannot prove unused. */
 let sink = 0;
-export function sinkValue(): number {
-  return sink;
-}
 
 /** CPU time of this process (all its threads, user + system), in milliseconds. */
 function cpuMs(): number {
@@ -27,7 +24,7 @@ function cpuMs(): number {
  * done per CPU second, so rounds disagree far less. (A wall-clock cap still bounds the slice.)
  * Batches grow until one takes about a millisecond, so the clocks are read rarely.
  */
-export function opsPerSecond(contender: MicroContender, sliceMs: number): number {
+function opsPerSecond(contender: MicroContender, sliceMs: number): number {
   let batch = 1;
   let operations = 0;
   const wallStart = performance.now();

@@ -36,7 +36,7 @@ export interface RawResults {
 }
 
 /** The targets of issue 5. Latency quotients are "at most"; throughput ratios "at least". */
-export const TARGETS: Readonly<Record<string, Target>> = {
+const TARGETS: Readonly<Record<string, Target>> = {
   rollGetVsBareFastify: { min: 0.5 },
   rollGetP99VsBareFastify: { max: 2 },
   rollGetVsTrpcToOpenapi: { min: 4 },
@@ -95,7 +95,7 @@ function column(rounds: readonly HttpRound[], key: keyof HttpRound): number[] {
 }
 
 /** Ratios of medians of per-round quotients (see ratioOfRounds); absent when a side was not run. */
-export function computeRatios(raw: RawResults): Record<string, number> {
+function computeRatios(raw: RawResults): Record<string, number> {
   const ratios: Record<string, number> = {};
   const http = raw.http ?? {};
   const rollGet = http.rollGet?.rounds;
@@ -134,7 +134,7 @@ export function computeRatios(raw: RawResults): Record<string, number> {
   return ratios;
 }
 
-export function checkTargets(ratios: Readonly<Record<string, number>>): Record<string, TargetCheck> {
+function checkTargets(ratios: Readonly<Record<string, number>>): Record<string, TargetCheck> {
   const checks: Record<string, TargetCheck> = {};
   for (const [name, target] of Object.entries(TARGETS)) {
     const value = ratios[name];

@@ -7,11 +7,12 @@ import { appRouter } from '../../src/api/router.js';
 import { RollRequestSchema } from '../../src/api/schemas.js';
 import { createCallerFactory, type DiceContext } from '../../src/api/trpc.js';
 import { FormulaError, RandomSourceError, TooManyDiceError } from '../../src/errors.js';
+import { maxSource } from '../helpers/sources.js';
 
 const warnings: string[] = [];
 const context = (overrides: Partial<DiceContext> = {}): DiceContext => ({
   log: { warn: (_details, message) => warnings.push(message) },
-  random: { die: (sides) => sides },
+  random: maxSource(),
   dicePerRoll: 1000,
   dicePerBatch: 1000,
   ...overrides,

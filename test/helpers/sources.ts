@@ -1,4 +1,4 @@
-// Random sources for tests: scripted (exact faces), always-minimum, always-maximum, failing.
+// Random sources for tests, all here: scripted (exact faces), always-minimum, always-maximum, failing.
 
 import type { RandomSource } from '../../src/index.js';
 
@@ -50,3 +50,10 @@ export const maxSource = (): RandomSource & { calls: number } => {
   };
   return source;
 };
+
+/** A source that fails the way an exhausted entropy pool would. */
+export const failingSource = (): RandomSource => ({
+  die() {
+    throw new Error('entropy source unavailable: /dev/urandom <closed>');
+  },
+});

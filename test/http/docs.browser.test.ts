@@ -9,6 +9,7 @@ import { type BrowserContext, chromium, type Locator, type Page } from 'playwrig
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config.js';
 import { buildApp } from '../../src/http/app.js';
+import { listen } from './helpers.js';
 
 // The service's defaults: the page load is proven to fit the limit every caller gets.
 const config = defaultConfig({ logLevel: 'silent' });
@@ -77,7 +78,7 @@ describe.skipIf(!chromiumPresent)('/docs in headless Chromium', () => {
 
   beforeAll(async () => {
     app = await buildApp(config);
-    origin = await app.listen({ host: '127.0.0.1', port: 0 });
+    origin = await listen(app);
     userDataDir = await mkdtemp(join(tmpdir(), 'fairdice-chromium-'));
     screenshotDir = await mkdtemp(join(tmpdir(), 'fairdice-docs-'));
     context = await chromium.launchPersistentContext(userDataDir, {

@@ -1,21 +1,20 @@
-// Shared pieces of the HTTP tests: an app with test limits, scripted random sources, a log
-// collector, and the envelope check every error response must pass.
+// Shared pieces of the HTTP tests: an app with test limits, shared random sources, a log
+// collector, a loopback listener, and the envelope check every error response must pass.
+import type { AddressInfo } from 'node:net';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 import { type Config, defaultConfig } from '../../src/config.js';
 import { type AppSeams, buildApp } from '../../src/http/app.js';
 import type { RandomSource } from '../../src/roll/types.js';
+import { failingSource, maxSource, minSource } from '../helpers/sources.js';
 
+// The HTTP tests' shared instances of the sources in test/helpers/sources.ts.
 /** Every die shows its maximum face. */
-export const maxRandom: RandomSource = { die: (sides) => sides };
+export const maxRandom: RandomSource = maxSource();
 /** Every die shows 1. */
-export const minRandom: RandomSource = { die: () => 1 };
+export const minRandom: RandomSource = minSource();
 /** A source that fails the way an exhausted entropy pool would. */
-export const failingRandom: RandomSource = {
-  die() {
-    throw new Error('entropy source unavailable: /dev/urandom <closed>');
-  },
-};
+export const failingRandom: RandomSource = failingSource();
 
 export interface LogLine {
   level: number;
@@ -33,6 +32,12 @@ export function logCollector(): { lines: LogLine[]; write(line: string): void } 
       lines.push(JSON.parse(line) as LogLine);
     },
   };
+}
+
+/** Listens on a free loopback port; resolves with the base URL, http://127.0.0.1:PORT. */
+export async function listen(app: FastifyInstance): Promise<string> {
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 }
 
 /** An app with a rate limit high enough not to interfere, unless a test sets its own. */
@@ -59,7 +64,7 @@ export function expectError(response: LightMyRequestResponse, status: number, co
 }
 
 /** No markup, no stack trace, no library text. */
-export function expectSafeMessage(message: string): void {
+function expectSafeMessage(message: string): void {
   expect(message).not.toMatch(/[<>]/);
   expect(message).not.toMatch(/\bat .+:\d+:\d+/);
   expect(message).not.toMatch(/zod|Invalid input|Unexpected token|FST_|TRPC|SyntaxError|stack/i);

@@ -10,11 +10,7 @@ import { LIMITS } from '../../src/limits.js';
 import { type Answer, get } from '../support/http.js';
 import { describeWithRedis, type RedisServer, startRedis } from '../support/redis.js';
 import { until } from '../support/wait.js';
-
-interface LogLine {
-  level: number;
-  msg?: string;
-}
+import { type LogLine, listen, logCollector } from './helpers.js';
 
 interface Instance {
   app: FastifyInstance;
@@ -43,13 +39,12 @@ describeWithRedis('two app instances sharing one Redis', (executable) => {
   };
 
   const instance = async (redisUrl: string, rateLimitMax: number): Promise<Instance> => {
-    const logs: LogLine[] = [];
+    const log = logCollector();
+    const logs = log.lines;
     const app = await buildApp(defaultConfig({ redisUrl, rateLimitMax, logLevel: 'info' }), {
-      logStream: { write: (line: string) => logs.push(JSON.parse(line) as LogLine) },
+      logStream: log,
     });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    const address = app.server.address();
-    const port = typeof address === 'object' && address !== null ? address.port : 0;
+    const port = Number(new URL(await listen(app)).port);
     const created = {
       app,
       port,

@@ -1,7 +1,7 @@
 // Through a real socket: the body limit for content-length and chunked bodies, the rate limit
 // (61st request, 404s counted, headers, retry-after, 429 before 413, TRUST_PROXY), and the typed
 // client against a listening server.
-import { type AddressInfo, createConnection } from 'node:net';
+import { createConnection } from 'node:net';
 import { TRPCClientError } from '@trpc/client';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,14 +9,9 @@ import { apiErrorOfCall, createDiceClient } from '../../src/client.js';
 import { LIMITS } from '../../src/limits.js';
 import { VERSION } from '../../src/version.js';
 import { type Answer, send } from '../support/http.js';
-import { makeApp } from './helpers.js';
+import { listen, makeApp } from './helpers.js';
 
 const envelope = (answer: Answer) => JSON.parse(answer.body) as { error: { code: string; message: string } };
-
-async function listen(app: FastifyInstance): Promise<string> {
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-}
 
 /** A default app listening on a loopback port for the tests of the enclosing describe block. */
 function listeningApp(): { readonly base: string; readonly port: number } {

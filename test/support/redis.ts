@@ -6,14 +6,16 @@ import { accessSync, constants } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { describe, it } from 'vitest';
+import { hasExited, trackChild } from './children.js';
 import { freePort } from './http.js';
+import { sleep } from './wait.js';
 
 const READY_TIMEOUT_MS = 10_000;
 const STOP_TIMEOUT_MS = 5_000;
 
 /** The redis-server executable on PATH, or undefined when it is not installed. */
-export function findRedisServer(): string | undefined {
+function findRedisServer(): string | undefined {
   for (const dir of (process.env.PATH ?? '').split(delimiter)) {
     if (dir === '') continue;
     const candidate = join(dir, 'redis-server');
@@ -45,12 +47,6 @@ export interface RedisServer {
   resume(): void;
 }
 
-/** Every server started by this test process, so an exit hook can reap stragglers. */
-const live = new Set<ChildProcess>();
-process.once('exit', () => {
-  for (const child of live) child.kill('SIGKILL');
-});
-
 /** One PING over a raw socket; true when the server answers +PONG. */
 function ping(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -71,7 +67,7 @@ function ping(port: number): Promise<boolean> {
 }
 
 function waitForExit(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  if (hasExited(child)) return Promise.resolve();
   return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
@@ -102,8 +98,7 @@ function launch(executable: string, port: number): { child: ChildProcess; output
   };
   child.stdout?.on('data', collect);
   child.stderr?.on('data', collect);
-  live.add(child);
-  child.once('exit', () => live.delete(child));
+  trackChild(child);
   return { child, output: () => output };
 }
 
@@ -111,11 +106,11 @@ async function launchUntilReady(executable: string, port: number): Promise<Child
   const { child, output } = launch(executable, port);
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) {
+    if (hasExited(child)) {
       throw new Error(`redis-server exited during start-up on port ${port}:\n${output()}`);
     }
     if (await ping(port)) return child;
-    await new Promise((resolve) => setTimeout(resolve, 25));
+    await sleep(25);
   }
   child.kill('SIGKILL');
   throw new Error(
@@ -141,7 +136,7 @@ export async function startRedis(executable = findRedisServer()): Promise<RedisS
   let paused = false;
 
   const terminate = async (signal: NodeJS.Signals) => {
-    if (current.exitCode !== null || current.signalCode !== null) return;
+    if (hasExited(current)) return;
     // A stopped process cannot act on SIGTERM, so a paused server is always killed outright.
     current.kill(paused ? 'SIGKILL' : signal);
     paused = false;
@@ -154,7 +149,7 @@ export async function startRedis(executable = findRedisServer()): Promise<RedisS
     port,
     url: `redis://127.0.0.1:${port}`,
     get running() {
-      return current.exitCode === null && current.signalCode === null && !paused;
+      return !hasExited(current) && !paused;
     },
     stop: () => terminate('SIGTERM'),
     kill: () => terminate('SIGKILL'),
@@ -205,19 +200,4 @@ export function describeWithRedis(name: string, suite: (redisServer: string) => 
     ].join('\n'),
   );
   describe.skip(name, () => suite(''));
-}
-
-/** Starts one redis-server before the enclosing suite and stops it after, whatever happens. */
-export function useRedisServer(executable: string): () => RedisServer {
-  let server: RedisServer | undefined;
-  beforeAll(async () => {
-    server = await startRedis(executable);
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
-  return () => {
-    if (server === undefined) throw new Error('redis-server did not start (see the beforeAll error)');
-    return server;
-  };
 }

@@ -4,6 +4,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { hasExited, trackChild } from './children.js';
 
 const serverJs = fileURLToPath(new URL('../../dist/server.js', import.meta.url));
 
@@ -26,11 +27,6 @@ export interface ServerProcess {
   exited(): Promise<number | null>;
 }
 
-const running = new Set<ChildProcess>();
-process.once('exit', () => {
-  for (const child of running) child.kill('SIGKILL');
-});
-
 export function startServer(env: Record<string, string>): ServerProcess {
   if (!existsSync(serverJs))
     throw new Error('dist/server.js is missing: run `npm run build` (npm test does)');
@@ -38,7 +34,7 @@ export function startServer(env: Record<string, string>): ServerProcess {
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  running.add(child);
+  trackChild(child);
   const lines: ProcessLogLine[] = [];
   const waiters = new Set<() => void>();
   let pending = '';
@@ -63,7 +59,6 @@ export function startServer(env: Record<string, string>): ServerProcess {
   });
   const exit = new Promise<number | null>((resolve) => {
     child.once('exit', (code) => {
-      running.delete(child);
       for (const wake of waiters) wake();
       resolve(code);
     });
@@ -81,7 +76,7 @@ export function startServer(env: Record<string, string>): ServerProcess {
           if (found !== undefined) {
             waiters.delete(check);
             resolve(found);
-          } else if (child.exitCode !== null || child.signalCode !== null) {
+          } else if (hasExited(child)) {
             waiters.delete(check);
             reject(new Error(`server exited before logging ${what}; stderr: ${stderr}`));
           }
@@ -95,7 +90,7 @@ export function startServer(env: Record<string, string>): ServerProcess {
 
 /** Stops a server a test left running (SIGKILL: the test is over, nothing to finish). */
 export async function killServer(server: ServerProcess | undefined): Promise<void> {
-  if (server === undefined || server.child.exitCode !== null || server.child.signalCode !== null) return;
+  if (server === undefined || hasExited(server.child)) return;
   server.child.kill('SIGKILL');
   await server.exited();
 }

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchRollResponseSchema, HealthResponseSchema, RollResponseSchema } from '../../src/api/schemas.js';
 import { LIMITS } from '../../src/limits.js';
 import { VERSION } from '../../src/version.js';
-import { expectError, failingRandom, logCollector, makeApp, minRandom } from './helpers.js';
+import { failingSource, minSource } from '../helpers/sources.js';
+import { expectError, logCollector, makeApp } from './helpers.js';
 
 const json = { 'content-type': 'application/json' };
 
@@ -445,7 +446,7 @@ describe('404 not_found', () => {
 describe('500 internal_error', () => {
   it('a failing random source answers the generic 500 and logs it with the request id', async () => {
     const log = logCollector();
-    const app = await makeApp({}, { random: failingRandom, logStream: log });
+    const app = await makeApp({}, { random: failingSource(), logStream: log });
     try {
       for (const request of [
         { url: '/v1/roll?formula=1d6' },
@@ -464,7 +465,7 @@ describe('500 internal_error', () => {
   });
 
   it('the random source is not selectable over HTTP', async () => {
-    const app = await makeApp({}, { random: minRandom });
+    const app = await makeApp({}, { random: minSource() });
     try {
       const response = await app.inject({
         method: 'POST',

@@ -7,9 +7,15 @@ import { z } from 'zod';
 import type { DiceContext } from '../../src/api/trpc.js';
 import { publicProcedure, router } from '../../src/api/trpc.js';
 import { registerRestBridge } from '../../src/http/bridge.js';
-import { expectError, maxRandom } from './helpers.js';
+import { maxSource } from '../helpers/sources.js';
+import { expectError } from './helpers.js';
 
-const context: DiceContext = { log: { warn() {} }, random: maxRandom, dicePerRoll: 1000, dicePerBatch: 1000 };
+const context: DiceContext = {
+  log: { warn() {} },
+  random: maxSource(),
+  dicePerRoll: 1000,
+  dicePerBatch: 1000,
+};
 
 const meta = (path: `/${string}`) => ({ openapi: { method: 'GET' as const, path, protect: false } });
 const WordInput = z.strictObject({ word: z.string().max(5) });

@@ -5,16 +5,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 import { type Config, defaultConfig } from '../../src/config.js';
 import { type AppSeams, buildApp } from '../../src/http/app.js';
-import type { RandomSource } from '../../src/roll/types.js';
-import { failingSource, maxSource, minSource } from '../helpers/sources.js';
-
-// The HTTP tests' shared instances of the sources in test/helpers/sources.ts.
-/** Every die shows its maximum face. */
-export const maxRandom: RandomSource = maxSource();
-/** Every die shows 1. */
-export const minRandom: RandomSource = minSource();
-/** A source that fails the way an exhausted entropy pool would. */
-export const failingRandom: RandomSource = failingSource();
+import { maxSource } from '../helpers/sources.js';
 
 export interface LogLine {
   level: number;
@@ -43,7 +34,7 @@ export async function listen(app: FastifyInstance): Promise<string> {
 /** An app with a rate limit high enough not to interfere, unless a test sets its own. */
 export function makeApp(overrides: Partial<Config> = {}, seams: AppSeams = {}): Promise<FastifyInstance> {
   return buildApp(defaultConfig({ rateLimitMax: 10_000, logLevel: 'warn', ...overrides }), {
-    random: maxRandom,
+    random: maxSource(),
     logStream: logCollector(),
     ...seams,
   });

@@ -15,7 +15,8 @@ import { publicProcedure, router } from '../../src/api/trpc.js';
 import { registerRestBridge, restOperations } from '../../src/http/bridge.js';
 import { buildOpenApiDocument } from '../../src/http/openapi.js';
 import { VERSION } from '../../src/version.js';
-import { expectError, failingRandom, logCollector, makeApp, maxRandom } from './helpers.js';
+import { failingSource, maxSource } from '../helpers/sources.js';
+import { expectError, logCollector, makeApp } from './helpers.js';
 
 type Json = Record<string, unknown>;
 interface Doc {
@@ -242,7 +243,7 @@ describe('every documented error example is a real response', () => {
   });
 
   it('the 500 example equals the answer to a failing random source', async () => {
-    const app = await makeApp({}, { random: failingRandom, logStream: logCollector() });
+    const app = await makeApp({}, { random: failingSource(), logStream: logCollector() });
     try {
       const doc = (await app.inject({ url: '/openapi.json' })).json() as Doc;
       const failed = await app.inject({ url: '/v1/roll?formula=1d6' });
@@ -284,7 +285,7 @@ describe('routes come from the procedures meta', () => {
     const app = Fastify();
     const context: DiceContext = {
       log: { warn() {} },
-      random: maxRandom,
+      random: maxSource(),
       dicePerRoll: 1000,
       dicePerBatch: 1000,
     };

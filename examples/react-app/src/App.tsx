@@ -76,7 +76,8 @@ export function App() {
       </p>
       <form onSubmit={submit}>
         <label>
-          Formula <input name="formula" value={formula} onChange={(event) => setFormula(event.target.value)} />
+          Formula{' '}
+          <input name="formula" value={formula} onChange={(event) => setFormula(event.target.value)} />
         </label>
         <label>
           Advantage{' '}

@@ -4,11 +4,18 @@
 // tRPC's typings name `Disposable` and `AsyncDisposable` (ES2026's explicit resource management):
 // this puts that one standard lib, not Node's types, into a consumer's program.
 /// <reference lib="esnext.disposable" preserve="true" />
-import { createTRPCClient, type HTTPHeaders, type HTTPLinkOptions, httpLink, type TRPCClient } from '@trpc/client';
+import {
+  createTRPCClient,
+  type HTTPHeaders,
+  type HTTPLinkOptions,
+  httpLink,
+  type TRPCClient,
+  type TRPCProcedureOptions,
+} from '@trpc/client';
 import type {
-  TRPCBuiltRouter,
   TRPC_ERROR_CODE_KEY,
   TRPC_ERROR_CODE_NUMBER,
+  TRPCBuiltRouter,
   TRPCMutationProcedure,
   TRPCQueryProcedure,
 } from '@trpc/server';
@@ -65,12 +72,27 @@ export type AppRouter = TRPCBuiltRouter<
     /** POST /v1/roll/batch: several rolls counted against one dice budget. */
     batch: TRPCMutationProcedure<{ input: BatchRollRequest; output: BatchRollResponse; meta: object }>;
     /** GET /v1/health: liveness. */
+    // biome-ignore lint/suspicious/noConfusingVoidType: tRPC's own type for "no input" (`health.query()`)
     health: TRPCQueryProcedure<{ input: void; output: HealthResponse; meta: object }>;
   }
 >;
 
-/** A client of the service: `dice.roll.query({ formula })`, `dice.rollWith.mutate(request)`, ... */
-export type DiceClient = TRPCClient<AppRouter>;
+/**
+ * Each procedure's call with its response by name (`Promise<RollResponse>`); tRPC's own client
+ * type would show the JSON form of each response as an unnamed object type.
+ */
+export interface DiceProcedures {
+  roll: { query(input: RollQuery, options?: TRPCProcedureOptions): Promise<RollResponse> };
+  rollWith: { mutate(input: RollRequest, options?: TRPCProcedureOptions): Promise<RollResponse> };
+  batch: { mutate(input: BatchRollRequest, options?: TRPCProcedureOptions): Promise<BatchRollResponse> };
+  health: { query(input?: undefined, options?: TRPCProcedureOptions): Promise<HealthResponse> };
+}
+
+/**
+ * A client of the service: `dice.roll.query({ formula })`, `dice.rollWith.mutate(request)`, ...
+ * Also a `TRPCClient<AppRouter>`, so tRPC's React Query integration takes it as it is.
+ */
+export type DiceClient = DiceProcedures & TRPCClient<AppRouter>;
 
 /** What `fetch` the client calls: the global one by default. */
 export type DiceFetch = NonNullable<HTTPLinkOptions<DiceRootTypes>['fetch']>;
@@ -102,14 +124,17 @@ export function trpcEndpointOf(base: string | URL): string {
 export function createDiceClient(url: string | URL): DiceClient;
 export function createDiceClient(options: DiceClientOptions): DiceClient;
 export function createDiceClient(target: string | URL | DiceClientOptions): DiceClient {
-  const options: DiceClientOptions = typeof target === 'string' || target instanceof URL ? { url: target } : target;
+  const options: DiceClientOptions =
+    typeof target === 'string' || target instanceof URL ? { url: target } : target;
   const { headers } = options;
   return createTRPCClient<AppRouter>({
     links: [
       httpLink({
         url: trpcEndpointOf(options.url),
         ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
-        ...(headers === undefined ? {} : { headers: typeof headers === 'function' ? () => headers() : headers }),
+        ...(headers === undefined
+          ? {}
+          : { headers: typeof headers === 'function' ? () => headers() : headers }),
       }),
     ],
   });
@@ -129,7 +154,8 @@ export interface DiceError extends Error {
 
 const KNOWN_CODES: ReadonlySet<string> = new Set(API_ERROR_CODES);
 
-const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object';
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object';
 
 /**
  * Whether `error` is a failed call that the service answered with an API error. It checks the

@@ -6,7 +6,11 @@
 export type AdvantageState = 'normal' | 'advantage' | 'disadvantage';
 
 /** Every advantage state, in the order the API documents them. */
-export const ADVANTAGE_STATES = ['normal', 'advantage', 'disadvantage'] as const satisfies readonly AdvantageState[];
+export const ADVANTAGE_STATES = [
+  'normal',
+  'advantage',
+  'disadvantage',
+] as const satisfies readonly AdvantageState[];
 
 /** An integer flat modifier, or a formula fragment such as `'1d4'` (terms only, no tag). */
 export type Bonus = number | string;

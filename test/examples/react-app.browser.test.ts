@@ -69,7 +69,10 @@ async function serveStatic(dir: string): Promise<{ server: Server; origin: strin
       return;
     }
     readFile(file).then(
-      (body) => response.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' }).end(body),
+      (body) =>
+        response
+          .writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' })
+          .end(body),
       () => response.writeHead(404).end(),
     );
   });
@@ -107,7 +110,8 @@ describe.skipIf(!chromiumPresent)('examples/react-app in headless Chromium', () 
     });
     page = context.pages()[0] ?? (await context.newPage());
     page.on('console', (message) => {
-      if (message.type() === 'error') consoleErrors.push({ text: message.text(), url: message.location().url });
+      if (message.type() === 'error')
+        consoleErrors.push({ text: message.text(), url: message.location().url });
     });
     page.on('pageerror', (error) => {
       consoleErrors.push({ text: `page error: ${error.message}`, url: '' });
@@ -132,7 +136,9 @@ describe.skipIf(!chromiumPresent)('examples/react-app in headless Chromium', () 
     );
 
   async function roll(formula: string): Promise<void> {
-    const answered = page.waitForResponse((response) => response.url().startsWith(`${apiOrigin}/trpc/rollWith`));
+    const answered = page.waitForResponse((response) =>
+      response.url().startsWith(`${apiOrigin}/trpc/rollWith`),
+    );
     await page.locator('input[name="formula"]').fill(formula);
     await page.locator('button[type="submit"]').click();
     await answered;
@@ -142,7 +148,9 @@ describe.skipIf(!chromiumPresent)('examples/react-app in headless Chromium', () 
     expect(new URL(site.origin).origin).not.toBe(new URL(apiOrigin).origin);
     const response = await page.goto(`${site.origin}/?api=${encodeURIComponent(apiOrigin)}`);
     expect(response?.status()).toBe(200);
-    await expect.poll(() => page.getByTestId('service').textContent()).toMatch(/^Service \d+\.\d+\.\d+ is up\.$/);
+    await expect
+      .poll(() => page.getByTestId('service').textContent())
+      .toMatch(/^Service \d+\.\d+\.\d+ is up\.$/);
   });
 
   it('rolls a formula and marks each die kept or dropped', async () => {
@@ -156,7 +164,9 @@ describe.skipIf(!chromiumPresent)('examples/react-app in headless Chromium', () 
     // The dropped die is the lowest and is struck through; the total counts only the kept ones.
     const droppedFace = Number(await dropped.textContent());
     expect(Math.min(...kept.map(Number))).toBeGreaterThanOrEqual(droppedFace);
-    expect(await dropped.evaluate((element) => getComputedStyle(element).textDecorationLine)).toBe('line-through');
+    expect(await dropped.evaluate((element) => getComputedStyle(element).textDecorationLine)).toBe(
+      'line-through',
+    );
     const total = Number(await page.getByTestId('total').textContent());
     expect(total).toBe(kept.map(Number).reduce((sum, face) => sum + face, 0) + 2);
     expect(ownConsoleErrors()).toEqual([]);
@@ -175,7 +185,8 @@ describe.skipIf(!chromiumPresent)('examples/react-app in headless Chromium', () 
     const error = page.getByTestId('error');
     for (let attempt = 0; attempt < RATE_LIMIT_MAX; attempt++) {
       await roll('1d20');
-      if ((await error.getAttribute('data-code', { timeout: 5_000 }).catch(() => null)) === 'rate_limited') break;
+      if ((await error.getAttribute('data-code', { timeout: 5_000 }).catch(() => null)) === 'rate_limited')
+        break;
     }
     expect(await error.getAttribute('data-code')).toBe('rate_limited');
     const retry = page.getByTestId('retry-after');

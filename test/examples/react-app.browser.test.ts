@@ -153,6 +153,18 @@ describe.skipIf(!chromiumPresent)('examples/react-app in headless Chromium', () 
       .toMatch(/^Service \d+\.\d+\.\d+ is up\.$/);
   });
 
+  it('may read the rate-limit headers of the service on the other origin', async () => {
+    const seen = await page.evaluate(async (url) => {
+      const response = await fetch(url);
+      return ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'].map((name) =>
+        response.headers.get(name),
+      );
+    }, `${apiOrigin}/v1/health`);
+    expect(seen[0]).toBe(String(RATE_LIMIT_MAX));
+    expect(Number(seen[1])).toBeLessThan(RATE_LIMIT_MAX);
+    expect(Number(seen[2])).toBeGreaterThan(0);
+  });
+
   it('rolls a formula and marks each die kept or dropped', async () => {
     await roll('4d6kh3+2');
     const dice = page.getByTestId('die');

@@ -11,8 +11,10 @@ import {
   describeIssues,
   errorBodyOf,
   INTERNAL_ERROR_MESSAGE,
+  NOT_FOUND_MESSAGE,
   payloadTooLargeMessage,
   RATE_LIMITED_MESSAGE,
+  STATUS_OF_CODE,
 } from '../api/errors.js';
 import {
   AdvantageStateSchema,
@@ -27,6 +29,7 @@ import {
 } from '../api/schemas.js';
 import { PACKAGE_NAME, VERSION } from '../version.js';
 import { restOperations } from './bridge.js';
+import { declareHttpBehaviour } from './openapi-http.js';
 
 export type OpenApiDocument = ReturnType<typeof generateOpenApiDocument>;
 
@@ -124,5 +127,8 @@ export function buildOpenApiDocument(router: AnyRouter, bodyLimitBytes: number):
       };
     }
   }
-  return document;
+  return declareHttpBehaviour(document, {
+    codes: Object.keys(STATUS_OF_CODE),
+    notFound: errorBodyOf(apiError('not_found', NOT_FOUND_MESSAGE)),
+  });
 }

@@ -176,9 +176,14 @@ describe.skipIf(!chromiumPresent)('examples/react-app in headless Chromium', () 
     // The dropped die is the lowest and is struck through; the total counts only the kept ones.
     const droppedFace = Number(await dropped.textContent());
     expect(Math.min(...kept.map(Number))).toBeGreaterThanOrEqual(droppedFace);
-    expect(await dropped.evaluate((element) => getComputedStyle(element).textDecorationLine)).toBe(
-      'line-through',
-    );
+    expect(
+      await dropped.evaluate(
+        (element) =>
+          (
+            globalThis as unknown as { getComputedStyle(e: unknown): { textDecorationLine: string } }
+          ).getComputedStyle(element).textDecorationLine,
+      ),
+    ).toBe('line-through');
     const total = Number(await page.getByTestId('total').textContent());
     expect(total).toBe(kept.map(Number).reduce((sum, face) => sum + face, 0) + 2);
     expect(ownConsoleErrors()).toEqual([]);

@@ -14,6 +14,7 @@ import {
   RATE_LIMITED_MESSAGE,
   type RawInput,
 } from '../api/errors.js';
+import { isTrpcUrl, retryAfterOf, trpcErrorBodyOf } from './trpc-errors.js';
 
 /** What the rate limiter throws for a 429 (its errorResponseBuilder result). */
 export class RateLimitedError extends Error {
@@ -79,7 +80,11 @@ export function replyWithError(
   const known = toApiError(error, bodyLimitBytes, input);
   if (needsLogging(known)) request.log.error({ err: error }, 'request failed');
   const api = known ?? internalError();
-  return reply.code(api.status).type('application/json; charset=utf-8').send(envelopeOf(api));
+  // A /trpc call gets tRPC's error shape, so a tRPC client can read it.
+  const body = isTrpcUrl(request.url)
+    ? JSON.stringify(trpcErrorBodyOf(api, request.url, retryAfterOf(reply.getHeader('retry-after'))))
+    : envelopeOf(api);
+  return reply.code(api.status).type('application/json; charset=utf-8').send(body);
 }
 
 const CLIENT_ERROR_MESSAGES: Readonly<Record<string, string>> = {

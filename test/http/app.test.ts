@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchRollResponseSchema, HealthResponseSchema, RollResponseSchema } from '../../src/api/schemas.js';
 import { LIMITS } from '../../src/limits.js';
 import { VERSION } from '../../src/version.js';
-import { failingSource, minSource } from '../helpers/sources.js';
-import { expectError, logCollector, makeApp } from './helpers.js';
+import { expectError, logCollector, makeApp } from '../support/app.js';
+import { failingSource, minSource } from '../support/sources.js';
 
 const json = { 'content-type': 'application/json' };
 

@@ -4,8 +4,8 @@
 import { type FastifyTRPCPluginOptions, fastifyTRPCPlugin } from '@trpc/server/adapters/fastify';
 import Fastify, { type FastifyInstance, type FastifyRequest, LogController } from 'fastify';
 import type { DestinationStream } from 'pino';
-import { type DiceContext, OPERATIONS } from '../api/operations.js';
-import { type AppRouter, appRouter } from '../api/router.js';
+import { type DiceContext, OPERATIONS, type Operation } from '../api/operations.js';
+import { type AppRouter, appRouter, routerOf } from '../api/router.js';
 import { fromTrpcError } from '../api/trpc.js';
 import type { Config } from '../config.js';
 import { DiceError, MESSAGES } from '../errors.js';
@@ -24,6 +24,8 @@ export interface AppSeams {
   random?: RandomSource;
   /** Where the log lines go (default: stdout). */
   logStream?: DestinationStream;
+  /** The operations served (default: the service's table); a test adds one that fails on purpose. */
+  operations?: Readonly<Record<string, Operation>>;
 }
 
 const INDEX_LINKS = { openapi: '/openapi.json', health: '/v1/health', docs: '/docs' } as const;
@@ -84,9 +86,12 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
     dicePerBatch: config.dicePerBatch,
   });
 
-  registerRestRoutes(app, OPERATIONS, { contextOf, bodyLimitBytes: bodyLimit });
+  const operations = seams.operations ?? OPERATIONS;
+  // The service's router is built once at import; only a test's own table builds another.
+  const router = seams.operations === undefined ? appRouter : (routerOf(operations) as unknown as AppRouter);
+  registerRestRoutes(app, operations, { contextOf, bodyLimitBytes: bodyLimit });
 
-  const openapi = JSON.stringify(buildOpenApiDocument(appRouter, OPERATIONS, bodyLimit));
+  const openapi = JSON.stringify(buildOpenApiDocument(router, operations, bodyLimit));
   app.get('/openapi.json', (_request, reply) => reply.type('application/json; charset=utf-8').send(openapi));
 
   await app.register(docsPlugin, { openapiUrl: INDEX_LINKS.openapi, routePrefix: INDEX_LINKS.docs });
@@ -99,7 +104,7 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
     await scope.register(fastifyTRPCPlugin, {
       prefix: '/trpc',
       trpcOptions: {
-        router: appRouter,
+        router,
         // One call per HTTP request: a batched call would roll many times (and throw many
         // budgets of dice) for one counted request, getting round the rate limit and the
         // batch dice budget. `batch` is the procedure for several rolls at once.

@@ -17,7 +17,7 @@ import {
 } from './schemas.js';
 
 /** The one logging call operations make (pino-compatible, so a request logger carries its id). */
-export interface RollLog {
+interface RollLog {
   warn(details: Record<string, unknown>, message: string): void;
 }
 
@@ -130,8 +130,6 @@ export const OPERATIONS = {
     run: () => ({ status: 'ok' as const, version: VERSION }),
   }),
 };
-
-export type Operations = typeof OPERATIONS;
 
 /** Each operation with its name, in table order. */
 export const operationList = (

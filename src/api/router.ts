@@ -4,7 +4,7 @@ import type { TRPCMutationProcedure, TRPCQueryProcedure } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { z } from 'zod';
 import { statusDescription } from '../errors.js';
-import { OPERATIONS, type Operation, type Operations, operationList } from './operations.js';
+import { OPERATIONS, type Operation, operationList } from './operations.js';
 import { publicProcedure, router, toTrpcError } from './trpc.js';
 
 // biome-ignore lint/suspicious/noConfusingVoidType: tRPC's own type for "no input", so the client calls `health.query()`.
@@ -17,7 +17,7 @@ type ProcedureOf<Op> =
     : never;
 
 /** The procedures of a table, typed entry by entry (what the typed client sees). */
-export type ProceduresOf<T extends Readonly<Record<string, Operation>>> = {
+type ProceduresOf<T extends Readonly<Record<string, Operation>>> = {
   [K in keyof T]: ProcedureOf<T[K]>;
 };
 
@@ -65,4 +65,3 @@ export function routerOf<T extends Readonly<Record<string, Operation>>>(operatio
 export const appRouter = routerOf(OPERATIONS);
 
 export type AppRouter = typeof appRouter;
-export type { Operations };

@@ -6,7 +6,7 @@ import { LIMITS, TAG_PATTERN } from '../limits.js';
 import { ADVANTAGE_STATES } from '../roll/types.js';
 import { VERSION } from '../version.js';
 
-export const AdvantageStateSchema = z.enum(ADVANTAGE_STATES).meta({
+const AdvantageStateSchema = z.enum(ADVANTAGE_STATES).meta({
   id: 'AdvantageState',
   description:
     'Applies to the first plain d20 term: `advantage` keeps the highest, `disadvantage` the lowest. ' +
@@ -106,7 +106,7 @@ const dieGroupExample = {
   naturalLow: false,
 } as const;
 
-export const DieGroupSchema = z
+const DieGroupSchema = z
   .strictObject({
     sides: z.number().int().meta({ description: 'Sides of each die in the group.' }),
     sign: z.literal([1, -1]).meta({ description: "Sign of the group's contribution." }),

@@ -40,7 +40,7 @@ interface HttpErrorLike {
  * The service error for any thrown value, or undefined when nobody planned for it.
  * `bodyLimitBytes` goes into the 413 message; `input` is the raw input of a REST operation.
  */
-export function httpErrorOf(error: unknown, bodyLimitBytes: number, input?: RawInput): DiceError | undefined {
+function httpErrorOf(error: unknown, bodyLimitBytes: number, input?: RawInput): DiceError | undefined {
   if (error instanceof DiceError) return withQueryHint(error, input);
   if (error instanceof TRPCError) return fromTrpcError(error);
   if (error === null || typeof error !== 'object') return undefined;

@@ -12,7 +12,7 @@ import { operationList } from '../api/operations.js';
 import { RequestError } from '../errors.js';
 import { replyWithError } from './errors.js';
 
-export interface RouteOptions {
+interface RouteOptions {
   contextOf(request: FastifyRequest): DiceContext;
   bodyLimitBytes: number;
 }

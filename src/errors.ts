@@ -5,8 +5,10 @@
 import { LIMITS } from './limits.js';
 
 /**
- * What each error status means, and the name of its body schema in the OpenAPI document.
- * A new status is one row here; its codes name it in ERROR_CODES below.
+ * What each error status means, and the name of its body schema in the OpenAPI document (built
+ * by src/http/openapi.ts, with the status's codes as its enum). A new status is one row here; the
+ * compiler then asks for its tRPC code (src/api/trpc.ts) and its documented example
+ * (src/http/openapi.ts). A new code of an existing status is one row of ERROR_CODES below.
  */
 export const ERROR_STATUSES = {
   400: { schema: 'BadRequestError', description: 'The request or the formula was rejected' },

@@ -14,7 +14,7 @@ import {
   RequestError,
   unexpectedError,
 } from '../errors.js';
-import { describeIssues } from './input.js';
+import { describeIssues, type RawInput } from './input.js';
 import type { DiceContext } from './operations.js';
 
 /** The service error in a tRPC error's data (`err.data.api`). */
@@ -38,13 +38,16 @@ export function toTrpcError(error: unknown): unknown {
   return new TRPCError({ code: TRPC_CODE_OF_STATUS[error.status], message: error.message, cause: error });
 }
 
-/** The service error a tRPC error stands for, or undefined when nobody planned for it. */
-export function fromTrpcError(error: TRPCError): DiceError | undefined {
+/**
+ * The service error a tRPC error stands for, or undefined when nobody planned for it. `input` is
+ * the call's raw input when known: with it a schema failure is worded as REST words it.
+ */
+export function fromTrpcError(error: TRPCError, input?: RawInput): DiceError | undefined {
   const { cause } = error;
   if (cause instanceof DiceError) return cause;
   // An output-validation failure is ours, not the caller's: only input failures are 400s.
   if (cause instanceof z.ZodError)
-    return error.code === 'BAD_REQUEST' ? new RequestError(describeIssues(cause.issues)) : undefined;
+    return error.code === 'BAD_REQUEST' ? new RequestError(describeIssues(cause.issues, input)) : undefined;
   switch (error.code) {
     case 'BAD_REQUEST':
     case 'PARSE_ERROR':
@@ -64,8 +67,8 @@ const t = initTRPC
   .meta<OpenApiMeta>()
   .create({
     isDev: false,
-    errorFormatter({ shape, error }) {
-      const known = fromTrpcError(error) ?? unexpectedError();
+    errorFormatter({ shape, error, input }) {
+      const known = fromTrpcError(error, { value: input }) ?? unexpectedError();
       const api: ApiErrorData = { code: known.code, message: known.message };
       return {
         code: shape.code,

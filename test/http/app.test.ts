@@ -553,6 +553,24 @@ describe('the /trpc endpoint', () => {
     expect(RollResponseSchema.parse(data).dice[0]?.results).toHaveLength(2);
   });
 
+  it('refuses the same inputs as REST, with the same code and message', async () => {
+    for (const [input, body] of [
+      [{}, '{}'],
+      [{ formula: 7 }, '{"formula":7}'],
+      [{ formula: '2d' }, '{"formula":"2d"}'],
+      [{ formula: '1d6', extra: 1 }, '{"formula":"1d6","extra":1}'],
+      [{ formula: '1d6', tags: ['A'] }, '{"formula":"1d6","tags":["A"]}'],
+    ] as const) {
+      const rest = await app.inject({ method: 'POST', url: '/v1/roll', headers: json, payload: body });
+      const trpc = await app.inject({ method: 'POST', url: '/trpc/rollWith', headers: json, payload: body });
+      expect(trpc.statusCode, JSON.stringify(input)).toBe(rest.statusCode);
+      expect(trpc.statusCode).toBe(400);
+      expect((trpc.json() as { error: { data: { api: unknown } } }).error.data.api).toEqual(
+        rest.json().error,
+      );
+    }
+  });
+
   it('refuses a batched call: one counted request must not roll many budgets of dice', async () => {
     const calls = Object.fromEntries(Array.from({ length: 5 }, (_, i) => [i, { formula: '1000d6' }]));
     const response = await app.inject(`/trpc/roll,roll,roll,roll,roll?batch=1&input=${inputOf(calls)}`);

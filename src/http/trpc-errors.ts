@@ -2,22 +2,9 @@
 // fastify's own refusals) in tRPC's error shape, the one the router's error formatter gives every
 // other /trpc error (src/api/trpc.ts): a tRPC client reads them as `error.data.api` instead of
 // failing to parse the REST envelope. A 429 adds `retryAfter` in seconds. See docs/client.md.
-import { type TRPC_ERROR_CODE_KEY, TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
-
-/** The error as the HTTP edge knows it: its status, API code and safe message. */
-export interface EdgeError {
-  status: number;
-  code: string;
-  message: string;
-}
-
-const TRPC_KEY_OF_STATUS: Readonly<Record<number, TRPC_ERROR_CODE_KEY>> = {
-  400: 'BAD_REQUEST',
-  404: 'NOT_FOUND',
-  413: 'PAYLOAD_TOO_LARGE',
-  429: 'TOO_MANY_REQUESTS',
-  500: 'INTERNAL_SERVER_ERROR',
-};
+import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
+import { type ApiErrorData, TRPC_CODE_OF_STATUS } from '../api/trpc.js';
+import type { DiceError } from '../errors.js';
 
 const PREFIX = '/trpc';
 
@@ -42,22 +29,18 @@ export function retryAfterOf(header: unknown): number | undefined {
 }
 
 /** The body of a /trpc error response: `{"error":{"code","message","data":{...,"api"}}}`. */
-export function trpcErrorBodyOf(error: EdgeError, url: string, retryAfter?: number) {
-  const key = TRPC_KEY_OF_STATUS[error.status] ?? 'INTERNAL_SERVER_ERROR';
+export function trpcErrorBodyOf(error: DiceError, url: string, retryAfter?: number) {
+  const key = TRPC_CODE_OF_STATUS[error.status];
+  const api: ApiErrorData = {
+    code: error.code,
+    message: error.message,
+    ...(retryAfter === undefined ? {} : { retryAfter }),
+  };
   return {
     error: {
       code: TRPC_ERROR_CODES_BY_KEY[key],
       message: error.message,
-      data: {
-        code: key,
-        httpStatus: error.status,
-        path: procedureOfUrl(url),
-        api: {
-          code: error.code,
-          message: error.message,
-          ...(retryAfter === undefined ? {} : { retryAfter }),
-        },
-      },
+      data: { code: key, httpStatus: error.status, path: procedureOfUrl(url), api },
     },
   };
 }

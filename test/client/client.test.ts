@@ -6,13 +6,13 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type AppRouter,
-  apiErrorOfCall,
   createDiceClient,
   type DiceFetch,
+  errorOf,
   isDiceError,
   trpcEndpointOf,
 } from '../../packages/client/src/index.js';
-import { listen, makeApp } from '../http/helpers.js';
+import { listen, makeApp } from '../support/app.js';
 import { freePort } from '../support/http.js';
 
 let app: FastifyInstance;
@@ -106,11 +106,11 @@ describe('isDiceError', () => {
     expect(failure.data.httpStatus).toBe(400);
     expect(failure.data.path).toBe('roll');
     expect(failure.message).toBe(failure.data.api.message);
-    expect(apiErrorOfCall(failure)).toEqual(failure.data.api);
+    expect(errorOf(failure)).toEqual(failure.data.api);
     const budget: unknown = await dice.batch
       .mutate({ rolls: [{ formula: '600d6' }, { formula: '600d6' }] })
       .catch((error: unknown) => error);
-    expect(apiErrorOfCall(budget)?.code).toBe('too_many_dice');
+    expect(errorOf(budget)?.code).toBe('too_many_dice');
   });
 
   it('says no to a network failure and to look-alikes without an API error', async () => {
@@ -118,7 +118,7 @@ describe('isDiceError', () => {
     const failure: unknown = await closed.health.query().catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(TRPCClientError);
     expect(isDiceError(failure)).toBe(false);
-    expect(apiErrorOfCall(failure)).toBeUndefined();
+    expect(errorOf(failure)).toBeUndefined();
     const lookalike = Object.assign(new Error('x'), {
       name: 'TRPCClientError',
       data: { api: { code: 'nope' } },
@@ -138,6 +138,6 @@ describe('isDiceError', () => {
     expect(failure).toBeInstanceOf(other.TRPCClientError);
     expect(failure instanceof TRPCClientError).toBe(false);
     expect(isDiceError(failure)).toBe(true);
-    expect(apiErrorOfCall(failure)?.code).toBe('invalid_formula');
+    expect(errorOf(failure)?.code).toBe('invalid_formula');
   });
 });

@@ -4,9 +4,9 @@
 import type { inferRouterError, inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import * as client from '../../packages/client/src/index.js';
-import { STATUS_OF_CODE } from '../../src/api/errors.js';
 import type { AppRouter as ServerRouter } from '../../src/api/router.js';
 import type { ApiErrorCode as ServerApiErrorCode } from '../../src/errors.js';
+import { ERROR_CODES } from '../../src/errors.js';
 import { ADVANTAGE_STATES } from '../../src/roll/types.js';
 
 type ClientRouter = client.AppRouter;
@@ -56,7 +56,7 @@ describe('the client contract', () => {
   it('has the error vocabulary of the server', () => {
     expectTypeOf<client.ApiErrorCode>().toEqualTypeOf<ServerApiErrorCode>();
     expectTypeOf<inferRouterError<ServerRouter>>().toExtend<inferRouterError<ClientRouter>>();
-    expect([...client.API_ERROR_CODES].sort()).toEqual(Object.keys(STATUS_OF_CODE).sort());
+    expect([...client.API_ERROR_CODES].sort()).toEqual(Object.keys(ERROR_CODES).sort());
     expect(client.ADVANTAGE_STATES).toEqual(ADVANTAGE_STATES);
   });
 

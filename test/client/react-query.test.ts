@@ -6,7 +6,7 @@ import { QueryClient } from '@tanstack/react-query';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AppRouter, createDiceClient, isDiceError } from '../../packages/client/src/index.js';
-import { listen, makeApp } from '../http/helpers.js';
+import { listen, makeApp } from '../support/app.js';
 
 let app: FastifyInstance;
 let origin: string;

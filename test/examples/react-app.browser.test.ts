@@ -16,7 +16,7 @@ import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config.js';
 import { buildApp } from '../../src/http/app.js';
-import { listen } from '../http/helpers.js';
+import { listen } from '../support/app.js';
 
 const run = promisify(execFile);
 const appDir = fileURLToPath(new URL('../../examples/react-app/', import.meta.url));

@@ -4,9 +4,9 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STATUS_OF_CODE } from '../../src/api/errors.js';
 import { defaultConfig } from '../../src/config.js';
-import { expectError, makeApp } from './helpers.js';
+import { ERROR_CODES } from '../../src/errors.js';
+import { expectError, makeApp } from '../support/app.js';
 
 type Json = Record<string, unknown>;
 interface Response {
@@ -78,7 +78,7 @@ describe('what the OpenAPI document says about HTTP', () => {
       properties: { error: { properties: { code: { enum: string[] } } } };
     };
     const codes = apiError.properties.error.properties.code.enum;
-    expect([...codes].sort()).toEqual(Object.keys(STATUS_OF_CODE).sort());
+    expect([...codes].sort()).toEqual(Object.keys(ERROR_CODES).sort());
     const examples = Object.values(doc.paths).flatMap((item) =>
       Object.values(item).flatMap((operation) =>
         Object.entries(operation.responses)

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDiceClient, type DiceError, isDiceError } from '../../packages/client/src/index.js';
 import { procedureOfUrl, retryAfterOf } from '../../src/http/trpc-errors.js';
-import { expectError, listen, makeApp } from './helpers.js';
+import { expectError, listen, makeApp } from '../support/app.js';
 
 const failureOf = (call: Promise<unknown>): Promise<unknown> =>
   call.then(

@@ -171,6 +171,6 @@ export function isDiceError(error: unknown): error is DiceError {
 }
 
 /** The API error of a failed call, or undefined for a failure without one (a network error). */
-export function apiErrorOfCall(error: unknown): ApiErrorData | undefined {
+export function errorOf(error: unknown): ApiErrorData | undefined {
   return isDiceError(error) ? error.data.api : undefined;
 }

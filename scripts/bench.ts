@@ -153,14 +153,16 @@ function runEngine(config: BenchConfig): NonNullable<RawResults['engine']> {
   const engine: Record<string, { label: string; rounds: Record<string, number[]> }> = {};
   for (const { name, formula } of ENGINE_FORMULAS) {
     const rounds = interleave(
-      [fairdiceRoll(formula), rpgDiceRollerRoll(formula)],
+      [fairdiceRoll(formula, false), fairdiceRoll(formula, true), rpgDiceRollerRoll(formula)],
       config.rounds,
       config.sliceMs,
       config.warmupMs,
     );
     engine[name] = { label: `parse+roll ${formula}`, rounds };
     log(
-      `engine ${formula}: fairdice ${rounds.fairdice!.map(Math.round).join(' ')}; rpg-dice-roller ${rounds.rpgDiceRoller!.map(Math.round).join(' ')}`,
+      `engine ${formula}: ${Object.entries(rounds)
+        .map(([name, perRound]) => `${name} ${perRound.map(Math.round).join(' ')}`)
+        .join('; ')}`,
     );
   }
   return engine;

@@ -29,7 +29,10 @@ export interface MicroPair {
 
 export interface RawResults {
   readonly http?: Readonly<Record<string, HttpScenarioRounds>>;
-  /** Keyed by ENGINE_FORMULAS name; contenders `fairdice` and `rpgDiceRoller`. */
+  /**
+   * Keyed by ENGINE_FORMULAS name; contenders `fairdice` (parsed every time), `fairdiceCached`
+   * (through the parse cache, the service's default) and `rpgDiceRoller`.
+   */
   readonly engine?: Readonly<Record<string, MicroPair>>;
   /** Contenders `pooledSampler`, `randomInt`, `mathRandom`. */
   readonly sampler?: MicroPair;
@@ -122,7 +125,10 @@ function computeRatios(raw: RawResults): Record<string, number> {
   for (const [name, pair] of Object.entries(raw.engine ?? {})) {
     const ours = pair.rounds.fairdice;
     const theirs = pair.rounds.rpgDiceRoller;
+    const cached = pair.rounds.fairdiceCached;
     if (ours && theirs) ratios[`engine${name}VsRpgDiceRoller`] = ratioOfRounds(ours, theirs);
+    // What the parse cache buys on a repeated formula (the ratio above never uses it).
+    if (ours && cached) ratios[`engine${name}CachedVsUncached`] = ratioOfRounds(cached, ours);
   }
   const sampler = raw.sampler?.rounds;
   if (sampler?.pooledSampler && sampler.randomInt) {

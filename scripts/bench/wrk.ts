@@ -1,6 +1,6 @@
-// wrk, the C load generator (Debian package `wrk`), as the bench's main HTTP load: a few µs of CPU
-// per request where autocannon spends 12–20 µs in JavaScript, so a ratio measures the servers
-// rather than the tool. Found on PATH, installed with apt-get when missing (as root), or reported
+// wrk, the C load generator (Debian package `wrk`), as the bench's main HTTP load: it needs a
+// fraction of the CPU per request that autocannon's JavaScript does (the report shows both), so a
+// ratio measures the servers rather than the tool. Found on PATH, installed with apt-get when missing (as root), or reported
 // absent so the bench falls back to autocannon. Each run is a child process bounded in time
 // (`-d`, plus a kill timer); its figures come from a Lua `done` hook that prints one JSON line.
 import { execFile, execFileSync, spawn } from 'node:child_process';

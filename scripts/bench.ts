@@ -69,16 +69,16 @@ const SMOKE: BenchConfig = {
   sliceMs: 10,
   warmupMs: 10,
 };
-// Under a minute, build included.
+// Under a minute on a quiet machine, build included.
 const QUICK: BenchConfig = {
   rounds: 3,
   httpSeconds: 1,
   httpWarmupSeconds: 1,
-  autocannonSeconds: 0.3,
+  autocannonSeconds: 0.25,
   connections: 10,
   maxRequestsPerRun: 150_000,
-  sliceMs: 100,
-  warmupMs: 300,
+  sliceMs: 80,
+  warmupMs: 250,
 };
 
 const CONFIGS = { full: FULL, quick: QUICK, smoke: SMOKE } as const;

@@ -2,10 +2,12 @@
 // evicts the least recently used, a shared node cannot be changed by any roll, and failures are
 // never cached (so a tag allowed for one request is not allowed for the next by mistake).
 
+import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   cryptoRandom,
+  DiceError,
   FormulaError,
   type FormulaNode,
   ParseCache,
@@ -185,6 +187,37 @@ describe('a cached node is shared safely', () => {
       expectDeepFrozen(cached);
     }
     expect(cache.fragment('1d20')).toEqual(parseFragment('1d20'));
+  });
+  it('is unchanged after rolling every formula docs/language.md shows', () => {
+    // Every backticked text of the language reference that parses: new forms are covered as
+    // soon as they are documented.
+    const language = readFileSync(new URL('../../docs/language.md', import.meta.url), 'utf8');
+    const formulas = [...new Set([...language.matchAll(/`([^`\n]+)`/g)].map((m) => m[1]!))].filter((text) => {
+      try {
+        parseFormula(text, { tags: ['fire'] });
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    expect(formulas.length).toBeGreaterThanOrEqual(25);
+    const cache = new ParseCache();
+    for (let pass = 0; pass < 3; pass++) {
+      for (const formula of formulas) {
+        for (const advantage of ['normal', 'advantage'] as const) {
+          try {
+            roll({ formula, advantage, tags: ['fire'] }, { random: cryptoRandom, parseCache: cache });
+          } catch (error) {
+            // A rule of the roll (advantage with an adv term, say); a write to a frozen node
+            // would be a TypeError.
+            expect(error).toBeInstanceOf(DiceError);
+          }
+        }
+      }
+    }
+    for (const formula of formulas) {
+      expect(cache.formula(formula, { tags: ['fire'] })).toEqual(parseFormula(formula, { tags: ['fire'] }));
+    }
   });
 });
 

@@ -66,6 +66,20 @@ export class TooManyDiceError extends DiceError {
   }
 }
 
+/**
+ * A request whose rerolls and explosions went on past the throws budget: refused as a whole
+ * (no partial roll is answered), with the same code as the dice budgets.
+ */
+export class TooManyThrowsError extends DiceError {
+  readonly code = 'too_many_dice' as const;
+  constructor(readonly budget: number) {
+    super(
+      `This request threw more than ${budget} dice counting rerolls and explosions; a request may throw at most ${budget}.`,
+    );
+    this.name = 'TooManyThrowsError';
+  }
+}
+
 /** The random source failed; the service answers 500 internal_error and the caller may retry. */
 export class RandomSourceError extends DiceError {
   readonly code = 'internal_error' as const;

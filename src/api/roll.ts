@@ -1,7 +1,8 @@
 // The rolling work behind the procedures: prepare (parse and count) every roll, enforce the
 // batch budget before any die is thrown, then roll with the context's random source.
 import { FormulaError, RequestError, TooManyDiceError } from '../errors.js';
-import { type PreparedRoll, prepareRoll, rollPrepared } from '../index.js';
+import { type PreparedRoll, prepareRoll, rollPrepared, type ThrowBudget } from '../index.js';
+import { LIMITS } from '../limits.js';
 import type { RollRequest, RollResponse } from '../roll/types.js';
 import { toTrpcError } from './errors.js';
 import type { DiceContext } from './trpc.js';
@@ -12,10 +13,20 @@ function deprecationLogger(ctx: DiceContext) {
   };
 }
 
+/** One budget per request: a batch's rolls all spend from it. */
+function throwBudgetOf(ctx: DiceContext): ThrowBudget {
+  const limit = ctx.throwsPerRequest ?? LIMITS.throwsPerRequest;
+  return { left: limit, limit };
+}
+
 export function rollOne(request: RollRequest, ctx: DiceContext): RollResponse {
   try {
     const prepared = prepareRoll(request, { dicePerRoll: ctx.dicePerRoll });
-    return rollPrepared(prepared, { random: ctx.random, onDeprecation: deprecationLogger(ctx) });
+    return rollPrepared(prepared, {
+      random: ctx.random,
+      onDeprecation: deprecationLogger(ctx),
+      throwBudget: throwBudgetOf(ctx),
+    });
   } catch (error) {
     throw toTrpcError(error);
   }
@@ -43,7 +54,10 @@ export function rollBatch(requests: readonly RollRequest[], ctx: DiceContext): {
   }
   if (requested > ctx.dicePerBatch) throw toTrpcError(new TooManyDiceError(ctx.dicePerBatch, requested));
   try {
-    return { rolls: prepared.map((roll) => rollPrepared(roll, { random: ctx.random, onDeprecation })) };
+    const throwBudget = throwBudgetOf(ctx);
+    return {
+      rolls: prepared.map((roll) => rollPrepared(roll, { random: ctx.random, onDeprecation, throwBudget })),
+    };
   } catch (error) {
     throw toTrpcError(error);
   }

@@ -9,6 +9,7 @@ import type {
 import LocalStore from '@fastify/rate-limit/store/LocalStore.js';
 import RedisStore from '@fastify/rate-limit/store/RedisStore.js';
 import { Redis } from 'ioredis';
+import { LIMITS } from '../limits.js';
 
 /**
  * The longest one request waits for Redis before it is counted locally. Only the requests already
@@ -23,8 +24,8 @@ export const REDIS_RECONNECT_MAX_MS = 1_000;
 export const REDIS_KEY_PREFIX = 'fastify-rate-limit-';
 /** The client name fairdice's connections carry in Redis's CLIENT LIST. */
 export const REDIS_CONNECTION_NAME = 'fairdice-rate-limit';
-/** Addresses remembered by the per-instance fallback, as in the built-in in-memory store. */
-const LOCAL_CACHE_SIZE = 5000;
+/** Addresses remembered by the per-instance fallback, as by the in-memory limiter. */
+const LOCAL_CACHE_SIZE = LIMITS.rateLimitAddresses;
 
 /** The pino subset the store logs through (a fastify logger fits). */
 export interface RateLimitLogger {
@@ -180,6 +181,26 @@ export class SharedRateLimit {
   private stopProbe(): void {
     clearInterval(this.probe);
     this.probe = undefined;
+  }
+
+  /**
+   * Resolves once Redis answers, or after `waitMs` (then counting locally, with the usual line
+   * logged). A starting server awaits it before it listens, so its first requests are counted in
+   * Redis like every other instance's, not in an empty local store.
+   */
+  async whenReady(waitMs: number): Promise<RateLimitCounting> {
+    if (this.usable || this.closed) return this.counting;
+    let timer: NodeJS.Timeout | undefined;
+    let onReady: (() => void) | undefined;
+    await new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, waitMs);
+      onReady = resolve;
+      this.redis.once('ready', onReady);
+    });
+    clearTimeout(timer);
+    if (onReady !== undefined) this.redis.off('ready', onReady);
+    if (!this.usable) this.useLocal(`Redis did not answer within the ${waitMs} ms start-up wait`);
+    return this.counting;
   }
 
   /** Quits the Redis connection (graceful shutdown); requests still arriving are counted locally. */

@@ -11,6 +11,7 @@ import type { Config } from '../config.js';
 import { cryptoRandom } from '../index.js';
 import { LIMITS } from '../limits.js';
 import type { RandomSource } from '../roll/types.js';
+import { exitIfPastGrace } from '../shutdown.js';
 import { PACKAGE_NAME, VERSION } from '../version.js';
 import { registerRestBridge } from './bridge.js';
 import { capConnections } from './connections.js';
@@ -93,6 +94,11 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
       .send();
   });
   const shared = await registerRateLimit(app, config);
+  // During a shutdown, past its grace, the process exits before starting another request's work.
+  app.addHook('preHandler', (_request, _reply, done) => {
+    exitIfPastGrace();
+    done();
+  });
   // Bodies are read as they arrive: a compressed one would only ever fail as bad JSON.
   app.addHook('onRequest', (request, reply, done) => {
     const encoding = request.headers['content-encoding'];

@@ -41,6 +41,12 @@ export interface SharedRateLimitOptions {
   fallbackAfterMs?: number;
   /** Overrides REDIS_KEY_PREFIX (several services sharing one Redis). */
   keyPrefix?: string;
+  /**
+   * Connect only when `whenReady` is called. A server starting up connects once its synchronous
+   * set-up work is done: begun earlier, that work could outlast the connect timeout and turn a
+   * healthy Redis into a logged outage.
+   */
+  deferConnect?: boolean;
 }
 
 export type RateLimitCounting = 'shared' | 'local';
@@ -89,7 +95,7 @@ export class SharedRateLimit {
       connectTimeout: this.fallbackAfterMs,
       commandTimeout: this.fallbackAfterMs,
       retryStrategy: (attempt) => Math.min(attempt * 100, REDIS_RECONNECT_MAX_MS),
-      lazyConnect: false,
+      lazyConnect: options.deferConnect === true,
       // Names the connection in CLIENT LIST, so operators can see which clients are fairdice.
       connectionName: REDIS_CONNECTION_NAME,
     });
@@ -190,6 +196,7 @@ export class SharedRateLimit {
    */
   async whenReady(waitMs: number): Promise<RateLimitCounting> {
     if (this.usable || this.closed) return this.counting;
+    if (this.redis.status === 'wait') this.redis.connect().catch(() => undefined);
     let timer: NodeJS.Timeout | undefined;
     let onReady: (() => void) | undefined;
     await new Promise<void>((resolve) => {

@@ -22,7 +22,8 @@ export async function registerRateLimit(
   let store: SharedRateLimit['Store'] | undefined;
   let shared: SharedRateLimit | undefined;
   if (config.redisUrl !== undefined) {
-    const link = new SharedRateLimit({ redisUrl: config.redisUrl, logger: app.log });
+    // Connected by `whenReady` once the app is built (buildApp awaits it before returning).
+    const link = new SharedRateLimit({ redisUrl: config.redisUrl, logger: app.log, deferConnect: true });
     shared = link;
     store = link.Store;
     // onClose runs after the server has stopped and its in-flight requests are answered.

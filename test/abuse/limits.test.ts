@@ -63,9 +63,10 @@ function connect(port: number, localAddress = '127.0.0.1'): Promise<RawExchange>
   });
 }
 
-const bodyOf = (raw: string) => JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4)) as {
-  error: { code: string; message: string };
-};
+const bodyOf = (raw: string) =>
+  JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4)) as {
+    error: { code: string; message: string };
+  };
 
 describe('the throws budget', () => {
   it('refuses the worst formula with too_many_dice after at most the budget of throws', async () => {
@@ -219,16 +220,26 @@ describe('the rate limit per address', () => {
     const store = new LocalStore(false, false, LIMITS.rateLimitAddresses);
     const window = 60_000;
     let first = 0;
-    store.incr('198.51.100.1', (_error, result) => {
-      first = result?.current ?? 0;
-    }, window, 1);
+    store.incr(
+      '198.51.100.1',
+      (_error, result) => {
+        first = result?.current ?? 0;
+      },
+      window,
+      1,
+    );
     for (let i = 1; i < LIMITS.rateLimitAddresses; i++) {
       store.incr(`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, () => undefined, window, 1);
     }
     let again = 0;
-    store.incr('198.51.100.1', (_error, result) => {
-      again = result?.current ?? 0;
-    }, window, 1);
+    store.incr(
+      '198.51.100.1',
+      (_error, result) => {
+        again = result?.current ?? 0;
+      },
+      window,
+      1,
+    );
     expect(first).toBe(1);
     expect(again).toBe(2);
   });
@@ -253,7 +264,9 @@ describe('every answer', () => {
       payload: Buffer.from([0x1f, 0x8b, 0x08, 0x00]),
     });
     expect(gzipped.statusCode).toBe(400);
-    expect(gzipped.json()).toEqual({ error: { code: 'invalid_request', message: UNSUPPORTED_ENCODING_MESSAGE } });
+    expect(gzipped.json()).toEqual({
+      error: { code: 'invalid_request', message: UNSUPPORTED_ENCODING_MESSAGE },
+    });
     const identity = await built.inject({
       method: 'POST',
       url: '/v1/roll',

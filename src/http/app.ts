@@ -69,7 +69,7 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
     },
   });
 
-  capConnections(app.server, config);
+  const guard = capConnections(app.server, config);
   if (config.trustProxy === true) {
     app.log.warn(
       {},
@@ -93,7 +93,7 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
       .header('access-control-max-age', '86400')
       .send();
   });
-  const shared = await registerRateLimit(app, config);
+  const shared = await registerRateLimit(app, config, guard);
   // During a shutdown, past its grace, the process exits before starting another request's work.
   app.addHook('preHandler', (_request, _reply, done) => {
     exitIfPastGrace();

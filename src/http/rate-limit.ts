@@ -8,6 +8,7 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import { LIMITS } from '../limits.js';
+import type { ConnectionGuard } from './connections.js';
 import { RateLimitedError } from './errors.js';
 import { SharedRateLimit } from './rate-limit-store.js';
 
@@ -18,6 +19,7 @@ import { SharedRateLimit } from './rate-limit-store.js';
 export async function registerRateLimit(
   app: FastifyInstance,
   config: Config,
+  guard?: ConnectionGuard,
 ): Promise<SharedRateLimit | undefined> {
   let store: SharedRateLimit['Store'] | undefined;
   let shared: SharedRateLimit | undefined;
@@ -29,6 +31,11 @@ export async function registerRateLimit(
     // onClose runs after the server has stopped and its in-flight requests are answered.
     app.addHook('onClose', () => link.close());
   }
+  const closing = new WeakSet<Error>();
+  app.addHook('onError', (_request, reply, error, done) => {
+    if (closing.has(error)) reply.header('connection', 'close');
+    done();
+  });
   await app.register(rateLimit, {
     global: false,
     max: config.rateLimitMax,
@@ -39,7 +46,23 @@ export async function registerRateLimit(
     // The shared store answers from memory itself when Redis fails; should any store error still
     // escape, the request goes through uncounted rather than failing with a 500.
     skipOnError: true,
-    errorResponseBuilder: () => new RateLimitedError(),
+    errorResponseBuilder: (request, context) => {
+      // Past the API's limit (not a route's own, such as the /docs assets'): an address that keeps
+      // asking at twice its limit has its new connections refused before a byte is parsed until
+      // its window ends, and this one closes after its 429 so keep-alive does not go round that.
+      const error = new RateLimitedError();
+      const address = request.socket.remoteAddress;
+      if (
+        guard !== undefined &&
+        address !== undefined &&
+        guard.guards(address) &&
+        request.routeOptions.config.rateLimit === undefined &&
+        guard.refused(address, Date.now() + context.ttl, context.max)
+      ) {
+        closing.add(error);
+      }
+      return error;
+    },
   });
   // The limiter runs as a root hook, so a route's own `config.rateLimit` (false, or limits of its
   // own as the /docs assets have, counted by the plugin's per-route hook) is honoured here by

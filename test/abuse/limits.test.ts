@@ -196,6 +196,39 @@ describe('connection caps', () => {
     expect(await again.closed).toMatch(/^HTTP\/1\.1 200 /);
   });
 
+  it('refuses an address asking at twice its limit when it connects, until its window ends', async () => {
+    const port = await listen({ rateLimitMax: 2 });
+    const ask = async (localAddress = '127.0.0.1') => {
+      const { socket, closed } = await connect(port, localAddress);
+      socket.write('GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n');
+      // A kept-alive answer leaves the socket open: the test closes it once the answer is in.
+      const raw = await Promise.race([
+        closed,
+        new Promise<string>((resolve) => setTimeout(resolve, 1_000, '')),
+      ]);
+      socket.destroy();
+      return raw === '' ? await closed : raw;
+    };
+    expect(await ask()).toMatch(/^HTTP\/1\.1 200 /);
+    expect(await ask()).toMatch(/^HTTP\/1\.1 200 /);
+    // The first refusal comes from the app on a connection that stays usable...
+    const first = await ask();
+    expect(first).toMatch(/^HTTP\/1\.1 429 /);
+    expect(first).toMatch(/connection: keep-alive/i);
+    // ...the second (twice the limit asked) closes its connection...
+    const second = await ask();
+    expect(second).toMatch(/^HTTP\/1\.1 429 /);
+    expect(second).toMatch(/connection: close/i);
+    // ...and from then on the 429 comes at connect time, before the request is read.
+    const third = await ask();
+    expect(third).toMatch(/^HTTP\/1\.1 429 /);
+    expect(third).toMatch(/X-RateLimit-Remaining: 0\r\n/);
+    expect(Number(/Retry-After: (\d+)/.exec(third)?.[1])).toBeGreaterThan(0);
+    expect(bodyOf(third).error.code).toBe('rate_limited');
+    // Another address is served as ever.
+    expect(await ask('127.0.0.2')).toMatch(/^HTTP\/1\.1 200 /);
+  });
+
   it('counts IPv6 clients per prefix: one /64 is one address', () => {
     expect(addressKey('2001:db8:1:2:aaaa::1', 64)).toBe(addressKey('2001:db8:1:2:bbbb::9', 64));
     expect(addressKey('2001:db8:1:2::1', 64)).not.toBe(addressKey('2001:db8:1:3::1', 64));

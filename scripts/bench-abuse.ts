@@ -158,18 +158,27 @@ async function attack(): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const pid = server.pid!;
+    // The same checker with no attack: what the machine itself gives.
+    const baseline: number[] = [];
+    for (let i = 0; i < (SMOKE ? 3 : 15); i++) {
+      const started = performance.now();
+      await shoot(port, '127.0.0.2', 'GET', '/v1/health');
+      baseline.push(performance.now() - started);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    baseline.sort((a, b) => a - b);
     const floodSeconds = SMOKE ? 1 : 10;
     const connections = 16;
     const health: number[] = [];
     let stop = false;
     const checker = (async () => {
-      // Sequential, one request at a time, as a well-behaved client; at most 2 per 100 ms so
-      // the checker stays far under its own limit (60 per minute would run out: it sleeps).
+      // Sequential, one request at a time, as a well-behaved client, with a pause that keeps it
+      // (baseline included) under its own limit of 60 per minute.
       while (!stop) {
         const started = performance.now();
         const shot = await shoot(port, '127.0.0.2', 'GET', '/v1/health');
         if (shot.status === 200 || shot.status === 429) health.push(performance.now() - started);
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        await new Promise((resolve) => setTimeout(resolve, 300));
       }
     })();
 
@@ -219,6 +228,9 @@ async function attack(): Promise<void> {
     stop = true;
     await checker;
     health.sort((a, b) => a - b);
+    console.log(
+      `  another address's /v1/health with no attack (${baseline.length} requests): median ${ms(percentile(baseline, 50))}, p99 ${ms(percentile(baseline, 99))}, max ${ms(baseline.at(-1) ?? Number.NaN)}`,
+    );
     console.log(
       `  another address's /v1/health meanwhile (${health.length} requests): median ${ms(percentile(health, 50))}, p99 ${ms(percentile(health, 99))}, max ${ms(health.at(-1) ?? Number.NaN)}`,
     );

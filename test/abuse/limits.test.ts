@@ -10,6 +10,7 @@ import { type Config, defaultConfig } from '../../src/config.js';
 import { buildApp, UNSUPPORTED_ENCODING_MESSAGE } from '../../src/http/app.js';
 import { addressKey, TOO_MANY_CONNECTIONS_MESSAGE } from '../../src/http/connections.js';
 import { LIMITS } from '../../src/limits.js';
+import { logCollector } from '../http/helpers.js';
 import { until } from '../support/wait.js';
 
 /** Every die lands on 1: `r<N` rerolls it every time, to the reroll cap. */
@@ -275,6 +276,21 @@ describe('the rate limit per address', () => {
     );
     expect(first).toBe(1);
     expect(again).toBe(2);
+  });
+});
+
+describe('TRUST_PROXY=true', () => {
+  it('is warned about at start: any client could forge its address', async () => {
+    const log = logCollector();
+    app = await buildApp(defaultConfig({ logLevel: 'info', trustProxy: true }), { logStream: log });
+    const warnings = log.lines.filter((line) => line.level === 40).map((line) => line.msg);
+    expect(warnings).toEqual([
+      expect.stringContaining('TRUST_PROXY=true trusts every X-Forwarded-For entry'),
+    ]);
+    const quiet = logCollector();
+    await app.close();
+    app = await buildApp(defaultConfig({ logLevel: 'info', trustProxy: 1 }), { logStream: quiet });
+    expect(quiet.lines.filter((line) => line.level === 40)).toEqual([]);
   });
 });
 

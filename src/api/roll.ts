@@ -1,11 +1,12 @@
-// The rolling work behind the procedures: prepare (parse and count) every roll, enforce the
-// batch budget before any die is thrown, then roll with the context's random source.
+// The rolling work behind the roll operations: prepare (parse and count) every roll, enforce the
+// batch budget before any die is thrown, then roll with the context's random source. Throws the
+// engine's DiceErrors unchanged: the edges translate them.
 import { FormulaError, RequestError, TooManyDiceError } from '../errors.js';
-import { type PreparedRoll, prepareRoll, rollPrepared, type ThrowBudget } from '../index.js';
 import { LIMITS } from '../limits.js';
+import { type PreparedRoll, prepareRoll } from '../roll/prepare.js';
+import { rollPrepared, type ThrowBudget } from '../roll/roll.js';
 import type { RollRequest, RollResponse } from '../roll/types.js';
-import { toTrpcError } from './errors.js';
-import type { DiceContext } from './trpc.js';
+import type { DiceContext } from './operations.js';
 
 function deprecationLogger(ctx: DiceContext) {
   return (warning: { message: string; item: string }) => {
@@ -20,16 +21,12 @@ function throwBudgetOf(ctx: DiceContext): ThrowBudget {
 }
 
 export function rollOne(request: RollRequest, ctx: DiceContext): RollResponse {
-  try {
-    const prepared = prepareRoll(request, { dicePerRoll: ctx.dicePerRoll });
-    return rollPrepared(prepared, {
-      random: ctx.random,
-      onDeprecation: deprecationLogger(ctx),
-      throwBudget: throwBudgetOf(ctx),
-    });
-  } catch (error) {
-    throw toTrpcError(error);
-  }
+  const prepared = prepareRoll(request, { dicePerRoll: ctx.dicePerRoll });
+  return rollPrepared(prepared, {
+    random: ctx.random,
+    onDeprecation: deprecationLogger(ctx),
+    throwBudget: throwBudgetOf(ctx),
+  });
 }
 
 /** Locates an item's error inside the batch, so the message names `rolls[3].formula`. */
@@ -49,16 +46,12 @@ export function rollBatch(requests: readonly RollRequest[], ctx: DiceContext): {
       requested += roll.diceCount;
       prepared.push(roll);
     } catch (error) {
-      throw toTrpcError(withinBatch(error, index));
+      throw withinBatch(error, index);
     }
   }
-  if (requested > ctx.dicePerBatch) throw toTrpcError(new TooManyDiceError(ctx.dicePerBatch, requested));
-  try {
-    const throwBudget = throwBudgetOf(ctx);
-    return {
-      rolls: prepared.map((roll) => rollPrepared(roll, { random: ctx.random, onDeprecation, throwBudget })),
-    };
-  } catch (error) {
-    throw toTrpcError(error);
-  }
+  if (requested > ctx.dicePerBatch) throw new TooManyDiceError(ctx.dicePerBatch, requested);
+  const throwBudget = throwBudgetOf(ctx);
+  return {
+    rolls: prepared.map((roll) => rollPrepared(roll, { random: ctx.random, onDeprecation, throwBudget })),
+  };
 }

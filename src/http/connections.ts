@@ -6,10 +6,9 @@
 import type { Server, Socket } from 'node:net';
 import { BlockList, isIPv6 } from 'node:net';
 import { normalizeIP } from '@fastify/rate-limit';
-import { apiError, RATE_LIMITED_MESSAGE } from '../api/errors.js';
 import type { TrustProxy } from '../config.js';
+import { DiceError, MESSAGES } from '../errors.js';
 import { LIMITS } from '../limits.js';
-import { envelopeOf } from './errors.js';
 
 /**
  * The key an address is counted under, the rate limiter's own: an IPv4 address itself (an
@@ -47,12 +46,8 @@ export interface ConnectionCapOptions {
   trustProxy: TrustProxy;
 }
 
-/** What a connection over its address's cap is told before it is closed. */
-export const TOO_MANY_CONNECTIONS_MESSAGE =
-  'Too many open connections from your address; close some and retry.';
-
 function refusal(limit: number): string {
-  const body = envelopeOf(apiError('rate_limited', TOO_MANY_CONNECTIONS_MESSAGE));
+  const body = JSON.stringify(new DiceError('rate_limited', MESSAGES.tooManyConnections).toBody());
   return (
     'HTTP/1.1 429 Too Many Requests\r\n' +
     'Content-Type: application/json; charset=utf-8\r\n' +
@@ -67,7 +62,7 @@ function refusal(limit: number): string {
 }
 
 function blockedAnswer(limit: number, secondsLeft: number): string {
-  const body = envelopeOf(apiError('rate_limited', RATE_LIMITED_MESSAGE));
+  const body = JSON.stringify(new DiceError('rate_limited', MESSAGES.rateLimited).toBody());
   return (
     'HTTP/1.1 429 Too Many Requests\r\n' +
     'Content-Type: application/json; charset=utf-8\r\n' +

@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import { LIMITS } from '../limits.js';
 import type { ConnectionGuard } from './connections.js';
-import { RateLimitedError } from './errors.js';
+import { rateLimitedError } from './errors.js';
 import { SharedRateLimit } from './rate-limit-store.js';
 
 /**
@@ -50,7 +50,7 @@ export async function registerRateLimit(
       // Past the API's limit (not a route's own, such as the /docs assets'): an address that keeps
       // asking at twice its limit has its new connections refused before a byte is parsed until
       // its window ends, and this one closes after its 429 so keep-alive does not go round that.
-      const error = new RateLimitedError();
+      const error = rateLimitedError();
       const address = request.socket.remoteAddress;
       if (
         guard !== undefined &&

@@ -7,10 +7,11 @@ import LocalStore from '@fastify/rate-limit/store/LocalStore.js';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Config, defaultConfig } from '../../src/config.js';
-import { buildApp, UNSUPPORTED_ENCODING_MESSAGE } from '../../src/http/app.js';
-import { addressKey, TOO_MANY_CONNECTIONS_MESSAGE } from '../../src/http/connections.js';
+import { MESSAGES } from '../../src/errors.js';
+import { buildApp } from '../../src/http/app.js';
+import { addressKey } from '../../src/http/connections.js';
 import { LIMITS } from '../../src/limits.js';
-import { logCollector } from '../http/helpers.js';
+import { logCollector } from '../support/app.js';
 import { until } from '../support/wait.js';
 
 /** Every die lands on 1: `r<N` rerolls it every time, to the reroll cap. */
@@ -178,7 +179,7 @@ describe('connection caps', () => {
     const refused = await connect(port);
     const raw = await refused.closed;
     expect(raw).toMatch(/^HTTP\/1\.1 429 /);
-    expect(bodyOf(raw)).toEqual({ error: { code: 'rate_limited', message: TOO_MANY_CONNECTIONS_MESSAGE } });
+    expect(bodyOf(raw)).toEqual({ error: { code: 'rate_limited', message: MESSAGES.tooManyConnections } });
 
     // Another client address is not affected by this one's connections.
     const other = await connect(port, '127.0.0.2');
@@ -314,7 +315,7 @@ describe('every answer', () => {
     });
     expect(gzipped.statusCode).toBe(400);
     expect(gzipped.json()).toEqual({
-      error: { code: 'invalid_request', message: UNSUPPORTED_ENCODING_MESSAGE },
+      error: { code: 'invalid_request', message: MESSAGES.unsupportedEncoding },
     });
     const identity = await built.inject({
       method: 'POST',

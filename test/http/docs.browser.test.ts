@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config.js';
 import { buildApp } from '../../src/http/app.js';
 import { LIMITS } from '../../src/limits.js';
-import { listen } from './helpers.js';
+import { listen } from '../support/app.js';
 
 // The service's defaults: the page load is proven to fit the limit every caller gets.
 const config = defaultConfig({ logLevel: 'silent' });

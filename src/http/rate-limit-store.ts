@@ -16,6 +16,8 @@ import { LIMITS } from '../limits.js';
  * waiting when Redis stalls pay it: the first timeout switches the whole process to local counting.
  */
 export const REDIS_FALLBACK_AFTER_MS = 400;
+/** How long one attempt to connect to Redis may take. */
+export const REDIS_CONNECT_TIMEOUT_MS = 2_000;
 /** While counting locally on an open but silent connection, how often Redis is asked whether it is back. */
 export const REDIS_PROBE_INTERVAL_MS = 500;
 /** Longest pause between reconnection attempts once Redis has gone away. */
@@ -92,7 +94,10 @@ export class SharedRateLimit {
       maxRetriesPerRequest: 0,
       // A command that outlived its request must not be replayed and counted twice after a reconnect.
       autoResendUnfulfilledCommands: false,
-      connectTimeout: this.fallbackAfterMs,
+      // Generous: no request waits for a connection (see above), and on a busy machine a short
+      // timeout would turn a healthy Redis into an outage, and a starting worker into one that
+      // counts locally.
+      connectTimeout: Math.max(this.fallbackAfterMs, REDIS_CONNECT_TIMEOUT_MS),
       commandTimeout: this.fallbackAfterMs,
       retryStrategy: (attempt) => Math.min(attempt * 100, REDIS_RECONNECT_MAX_MS),
       lazyConnect: options.deferConnect === true,

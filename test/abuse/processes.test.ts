@@ -121,6 +121,9 @@ describeWithRedis('a cluster under attack', (executable) => {
       }
       expect(after).toBe(20);
     }
+    // Every replacement waited for Redis (none fell back to counting locally) ...
+    expect(server.lines.filter(said(REDIS_FALLBACK))).toEqual([]);
+    // ... so not one request got through.
     expect(statuses.length).toBeGreaterThan(40);
     expect(statuses.filter((status) => status !== 429)).toEqual([]);
     // Only connections that reached the dying worker can fail.

@@ -151,9 +151,9 @@ async function runHttp(
 function runEngine(config: BenchConfig): NonNullable<RawResults['engine']> {
   useCryptoEngineForRpgDiceRoller();
   const engine: Record<string, { label: string; rounds: Record<string, number[]> }> = {};
-  for (const { name, formula } of ENGINE_FORMULAS) {
+  for (const { name, formula, peer } of ENGINE_FORMULAS) {
     const rounds = interleave(
-      [fairdiceRoll(formula), rpgDiceRollerRoll(formula)],
+      [fairdiceRoll(formula), rpgDiceRollerRoll(peer ?? formula)],
       config.rounds,
       config.sliceMs,
       config.warmupMs,

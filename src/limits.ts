@@ -29,6 +29,9 @@ export const LIMITS = {
   sidesMax: 2 ** 32,
   multiplierMax: 1000,
   flatMaxAbs: 1_000_000,
+  /** Custom dice `d{...}`: faces listed, and each face's absolute value. */
+  facesMax: 100,
+  faceMaxAbs: 1_000_000,
   /** A die explodes at most this many times in a chain, and is rerolled at most this many times. */
   explodeCap: 100,
   rerollCap: 100,

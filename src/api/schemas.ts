@@ -17,8 +17,9 @@ export const AdvantageStateSchema = z.enum(ADVANTAGE_STATES).meta({
 });
 
 const formulaDescription =
-  'A dice formula: a signed sum of dice terms (`4d6kh3`, `2d20adv`, `1d6!`) and flat numbers, ' +
-  'optionally followed by one trailing tag word listed in `tags`.';
+  'A dice formula: a signed sum of dice terms (`4d6kh3`, `2d20adv`, `1d6!`, `6d10>=8f1`, `4dF`, ' +
+  '`2d6min3[fire]`) and flat numbers, optionally followed by one trailing tag word listed in `tags`. ' +
+  'The language is described in docs/language.md.';
 
 /** A fresh formula schema each call, so no two schemas share an object that a library might mutate. */
 const formulaText = () =>
@@ -107,21 +108,106 @@ const dieGroupExample = {
   naturalLow: false,
 } as const;
 
+/** Examples of the optional DieGroup fields, each from a real response (test/api/schemas-examples.test.ts). */
+export const DIE_GROUP_FIELD_EXAMPLES = {
+  /** `2d6ro1` thrown 1, 5, 6: die 0's 1 was rerolled into a 5. */
+  throws: [
+    { die: 0, kind: 'roll', value: 1 },
+    { die: 0, kind: 'reroll', value: 5 },
+    { die: 1, kind: 'roll', value: 6 },
+  ],
+  /** `1d6!p` thrown 6, 1: the extra 1 is recorded as 0. */
+  penetratedThrows: [
+    { die: 0, kind: 'roll', value: 6 },
+    { die: 0, kind: 'explode', value: 0, face: 1 },
+  ],
+  /** `d{1,1,2,3,5,8}` */
+  faces: [1, 1, 2, 3, 5, 8],
+  /** `2d6[fire]` */
+  label: 'fire',
+  /** `6d10>=8f1` thrown 8, 4, 10, 1, 9, 3: three successes, one failure, total 2. */
+  successes: 3,
+  failures: 1,
+} as const;
+
+const DieThrowSchema = z
+  .strictObject({
+    die: z.number().int().meta({ description: '0-based index of the die within its group.' }),
+    kind: z.enum(['roll', 'reroll', 'explode']).meta({
+      description:
+        "`roll`: the die's first throw; `reroll`: a throw that replaced the one before it (which was rerolled away); `explode`: an explosion extra.",
+    }),
+    value: z.number().int().meta({
+      description:
+        'The recorded value, the one `results` holds: after min/max, and minus 1 for an extra of `!p`.',
+    }),
+    face: z
+      .number()
+      .int()
+      .optional()
+      .meta({ description: 'The face that came up, present only when min/max or `!p` changed the value.' }),
+  })
+  .meta({
+    id: 'DieThrow',
+    description: 'One physical throw of a die.',
+    example: DIE_GROUP_FIELD_EXAMPLES.penetratedThrows[1],
+  });
+
 export const DieGroupSchema = z
   .strictObject({
-    sides: z.number().int().meta({ description: 'Sides of each die in the group.' }),
+    sides: z.number().int().meta({
+      description: 'Sides of each die in the group; for Fate and custom dice, the number of faces.',
+    }),
     sign: z.literal([1, -1]).meta({ description: "Sign of the group's contribution." }),
     results: z.array(z.number().int()).meta({
-      description: 'Every die rolled, including dropped ones; a penetrated 1 is recorded as 0.',
+      description:
+        "Every recorded throw, in rolling order, die by die: a die's rerolled-away throws, its final throw, then its explosion extras (so a die can take several entries; `throws` says which die each belongs to). An extra of `!p` is recorded minus 1. With `!!` (`compounded`), one merged value per die instead.",
     }),
-    kept: z.array(z.number().int()).meta({ description: 'The dice that counted towards the total.' }),
-    keptFlags: z
-      .array(z.boolean())
-      .meta({ description: 'Aligned index by index to `results`: whether each die was kept.' }),
+    kept: z
+      .array(z.number().int())
+      .meta({ description: 'The entries of `results` that counted, highest first.' }),
+    keptFlags: z.array(z.boolean()).meta({
+      description:
+        "Aligned index by index to `results`: whether each entry counted (every throw of a kept die's chain; never a rerolled-away throw).",
+    }),
     multiplier: z.number().int().meta({ description: 'K from an `xK` modifier, else 1.' }),
-    total: z.number().int().meta({ description: "This group's signed contribution to the total." }),
-    naturalHigh: z.boolean().meta({ description: 'One die kept, showing its maximum face.' }),
-    naturalLow: z.boolean().meta({ description: 'One die kept, showing 1.' }),
+    total: z.number().int().meta({
+      description:
+        "This group's signed contribution: sign * multiplier * sum(kept), or sign * multiplier * (successes - failures) when the term counts successes.",
+    }),
+    naturalHigh: z.boolean().meta({
+      description:
+        'One die kept, its final throw showing the largest face (or meeting `cs`), before min/max.',
+    }),
+    naturalLow: z.boolean().meta({
+      description:
+        'One die kept, its final throw showing the smallest face (or meeting `cf`), before min/max.',
+    }),
+    faces: z.array(z.number().int()).optional().meta({
+      description: 'Fate (`dF`) and custom (`d{...}`) dice only: the faces, in written order.',
+      example: DIE_GROUP_FIELD_EXAMPLES.faces,
+    }),
+    label: z.string().optional().meta({
+      description: 'The label written after the term (`2d6[fire]`), only when written.',
+      example: DIE_GROUP_FIELD_EXAMPLES.label,
+    }),
+    successes: z.number().int().optional().meta({
+      description: 'Success counting only: how many kept values met the success point.',
+      example: DIE_GROUP_FIELD_EXAMPLES.successes,
+    }),
+    failures: z.number().int().optional().meta({
+      description: 'Only with `f`: how many kept values met the failure point.',
+      example: DIE_GROUP_FIELD_EXAMPLES.failures,
+    }),
+    compounded: z.literal(true).optional().meta({
+      description: "Only with `!!`: each die's throws are merged into one value in `results`.",
+      example: true,
+    }),
+    throws: z.array(DieThrowSchema).optional().meta({
+      description:
+        'Only on terms written with r, ro, !, !p or !!: every physical throw in rolling order. Without `!!`, `throws[i]` lines up with `results[i]`.',
+      example: DIE_GROUP_FIELD_EXAMPLES.throws,
+    }),
   })
   .meta({
     id: 'DieGroup',

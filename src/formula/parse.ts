@@ -5,7 +5,7 @@
 
 import { FormulaError } from '../errors.js';
 import { LIMITS, TAG_PATTERN } from '../limits.js';
-import type { DiceModifier, DiceNode, FormulaNode } from './ast.js';
+import type { ComparePoint, DiceModifier, DiceNode, ExplodeModifier, FormulaNode } from './ast.js';
 import type { Expectation } from './generated/parser.js';
 import { SyntaxError as GeneratedSyntaxError, parse as generatedParse } from './generated/parser.js';
 
@@ -76,6 +76,11 @@ export function parseFragment(text: string, options?: ParseFragmentOptions): For
   return node;
 }
 
+/** Every dice term of a parsed formula or fragment, in written order. */
+export function diceTermsOf(node: FormulaNode): DiceNode[] {
+  return node.terms.filter((term): term is DiceNode => term.kind === 'dice');
+}
+
 function runParser(text: string, startRule: 'Formula' | 'Fragment', item: string): FormulaNode {
   try {
     return generatedParse(text, { startRule });
@@ -86,8 +91,8 @@ function runParser(text: string, startRule: 'Formula' | 'Fragment', item: string
       const detail = `Expected ${joinOr(expected)}, but ${describeFound(error.found, what)}.`;
       throw new FormulaError(detail, item, error.location.start.offset + 1, expected);
     }
-    // A stack overflow or similar on input the length check let through is still a bad formula.
-    throw new FormulaError('This formula cannot be read.', item, undefined);
+    // Anything else is a fault of fairdice, not of the formula: it propagates (a 500 upstream).
+    throw error;
   }
 }
 
@@ -113,23 +118,106 @@ function checkTerms(node: FormulaNode, item: string, what: 'formula' | 'bonus'):
   }
 }
 
-type ModifierSlot = 'keep' | 'explode' | 'reroll' | 'multiply';
+type ModifierSlot =
+  | 'keep'
+  | 'explode'
+  | 'reroll'
+  | 'multiply'
+  | 'min'
+  | 'max'
+  | 'success'
+  | 'failure'
+  | 'critical success'
+  | 'critical failure';
 
-const SLOT_OF: Record<DiceModifier['kind'], ModifierSlot> = {
-  keep: 'keep',
-  drop: 'keep',
-  advantage: 'keep',
-  explode: 'explode',
-  reroll: 'reroll',
-  multiply: 'multiply',
-};
+function slotOf(modifier: DiceModifier): ModifierSlot {
+  switch (modifier.kind) {
+    case 'keep':
+    case 'drop':
+    case 'advantage':
+      return 'keep';
+    case 'clamp':
+      return modifier.bound;
+    case 'critical':
+      return modifier.range === 'success' ? 'critical success' : 'critical failure';
+    default:
+      return modifier.kind;
+  }
+}
 
 const DUPLICATE_MESSAGE: Record<ModifierSlot, string> = {
   keep: 'A dice term takes at most one keep, drop, adv or dis.',
-  explode: 'A dice term explodes (! or !p) at most once.',
+  explode: 'A dice term explodes (!, !p or !!) at most once.',
   reroll: 'A dice term takes at most one reroll (r or ro).',
   multiply: 'A dice term takes at most one multiplier (x).',
+  min: 'A dice term takes at most one min.',
+  max: 'A dice term takes at most one max.',
+  success:
+    'A dice term takes at most one success point (a compare point standing on its own; one written right after r, ro, !, !p, !!, f, cs or cf belongs to that modifier).',
+  failure: 'A dice term takes at most one failure point (f).',
+  'critical success': 'A dice term takes at most one critical success range (cs).',
+  'critical failure': 'A dice term takes at most one critical failure range (cf).',
 };
+
+/** The smallest and largest face of a die. */
+export function faceBounds(dice: Pick<DiceNode, 'sides' | 'faces'>): [number, number] {
+  if (dice.faces === undefined) return [1, dice.sides];
+  let low = dice.faces[0]!;
+  let high = low;
+  for (const face of dice.faces) {
+    if (face < low) low = face;
+    if (face > high) high = face;
+  }
+  return [low, high];
+}
+
+/**
+ * The values meeting a compare point, as an inclusive range [low, high] of integers (infinite
+ * on an open side). One range covers every compare point, so the roller tests a value with two
+ * comparisons and no branching on the operator.
+ */
+export function compareBounds(compare: ComparePoint): [number, number] {
+  const { operator, value } = compare;
+  switch (operator) {
+    case '<':
+      return [Number.NEGATIVE_INFINITY, value - 1];
+    case '<=':
+      return [Number.NEGATIVE_INFINITY, value];
+    case '>':
+      return [value + 1, Number.POSITIVE_INFINITY];
+    case '>=':
+      return [value, Number.POSITIVE_INFINITY];
+    default:
+      return [value, value];
+  }
+}
+
+/** The term's min and max clamp values (the face bounds when not written). */
+export function clampBounds(dice: DiceNode): [number, number] {
+  let [low, high] = faceBounds(dice);
+  for (const modifier of dice.modifiers) {
+    if (modifier.kind !== 'clamp') continue;
+    if (modifier.bound === 'min') low = modifier.value;
+    else high = modifier.value;
+  }
+  return [low, high];
+}
+
+/** Whether every value a die of this term can record (after min/max) meets the compare point. */
+function everyValueMeets(dice: DiceNode, compare: ComparePoint): boolean {
+  const [low, high] = compareBounds(compare);
+  const [clampLow, clampHigh] = clampBounds(dice);
+  if (dice.faces === undefined) return low <= clampLow && clampHigh <= high;
+  return dice.faces.every((face) => {
+    const value = Math.min(Math.max(face, clampLow), clampHigh);
+    return low <= value && value <= high;
+  });
+}
+
+/** The explode point of a term: the one written, else the die's largest face. */
+export function explodePoint(dice: DiceNode, modifier: ExplodeModifier): ComparePoint {
+  return modifier.compare ?? { operator: '=', value: faceBounds(dice)[1] };
+}
 
 function checkDice(dice: DiceNode, item: string): void {
   if (dice.count < 1 || dice.count > LIMITS.diceCountMax) {
@@ -139,12 +227,23 @@ function checkDice(dice: DiceNode, item: string): void {
       dice.column,
     );
   }
-  if (dice.sides < 1 || dice.sides > LIMITS.sidesMax) {
+  if (dice.faces !== undefined) {
+    if (dice.faces.length > LIMITS.facesMax) {
+      throw new FormulaError(`A custom die lists 1 to ${LIMITS.facesMax} faces.`, item, dice.sidesColumn);
+    }
+    if (dice.faces.some((face) => Math.abs(face) > LIMITS.faceMaxAbs)) {
+      throw new FormulaError(
+        `A face of a custom die is at most ${formatInteger(LIMITS.faceMaxAbs)} in absolute value.`,
+        item,
+        dice.sidesColumn,
+      );
+    }
+  } else if (dice.sides < 1 || dice.sides > LIMITS.sidesMax) {
     throw new FormulaError(`A die has 1 to ${formatInteger(LIMITS.sidesMax)} sides.`, item, dice.sidesColumn);
   }
   const seen = new Map<ModifierSlot, DiceModifier>();
   for (const modifier of dice.modifiers) {
-    const slot = SLOT_OF[modifier.kind];
+    const slot = slotOf(modifier);
     const earlier = seen.get(slot);
     if (earlier !== undefined) {
       const conflict = slot === 'keep' && (earlier.kind === 'advantage') !== (modifier.kind === 'advantage');
@@ -154,6 +253,10 @@ function checkDice(dice: DiceNode, item: string): void {
       throw new FormulaError(message, item, modifier.column);
     }
     seen.set(slot, modifier);
+  }
+  const [lowest, highest] = faceBounds(dice);
+  const die = dice.faces === undefined ? `a d${dice.sides}` : 'this die';
+  for (const modifier of dice.modifiers) {
     switch (modifier.kind) {
       case 'keep':
         if (modifier.amount < 1) {
@@ -169,49 +272,51 @@ function checkDice(dice: DiceNode, item: string): void {
           );
         }
         break;
+      case 'clamp':
+        if (modifier.value < lowest || modifier.value > highest) {
+          throw new FormulaError(
+            `${modifier.bound} must lie from the smallest face to the largest (${lowest} to ${highest}).`,
+            item,
+            modifier.column,
+          );
+        }
+        if (modifier.bound === 'max') {
+          const min = seen.get('min');
+          if (min?.kind === 'clamp' && min.value > modifier.value) {
+            throw new FormulaError('min cannot be above max.', item, Math.max(min.column, modifier.column));
+          }
+        }
+        break;
       case 'explode':
-        if (dice.sides === 1) {
+        if (everyValueMeets(dice, explodePoint(dice, modifier))) {
+          const message =
+            dice.faces === undefined && dice.sides === 1
+              ? 'A one-sided die always shows its maximum, so it cannot explode.'
+              : `Every value of ${die} (after min and max) meets this explode condition, so it would never stop.`;
+          throw new FormulaError(message, item, modifier.column);
+        }
+        break;
+      case 'reroll':
+        if (everyValueMeets(dice, modifier.compare)) {
+          const message =
+            dice.faces === undefined && !seen.has('min') && !seen.has('max')
+              ? `Every face of a d${dice.sides} meets this reroll condition, so the die would never settle.`
+              : `Every value of ${die} (after min and max) meets this reroll condition, so the die would never settle.`;
+          throw new FormulaError(message, item, modifier.column);
+        }
+        break;
+      case 'failure':
+        if (!seen.has('success')) {
           throw new FormulaError(
-            'A one-sided die always shows its maximum, so it cannot explode.',
+            'f counts failures and needs a success point in the same term (6d10>=8f1).',
             item,
             modifier.column,
           );
         }
         break;
-      case 'reroll': {
-        const [low, high] = rerollFaces(modifier.compare.operator, modifier.compare.value, dice.sides);
-        if (low <= 1 && high >= dice.sides) {
-          throw new FormulaError(
-            `Every face of a d${dice.sides} meets this reroll condition, so the die would never settle.`,
-            item,
-            modifier.column,
-          );
-        }
-        break;
-      }
       default:
         break;
     }
-  }
-}
-
-/**
- * The faces of a die with `sides` faces that meet a reroll compare point, as an inclusive range
- * [low, high] (empty when low > high). One range covers every compare point, so the roller
- * tests a throw with two comparisons and no branching on the operator.
- */
-export function rerollFaces(operator: string, value: number, sides: number): [number, number] {
-  switch (operator) {
-    case '<':
-      return [1, Math.min(value - 1, sides)];
-    case '<=':
-      return [1, Math.min(value, sides)];
-    case '>':
-      return [Math.max(value + 1, 1), sides];
-    case '>=':
-      return [Math.max(value, 1), sides];
-    default:
-      return [value, value];
   }
 }
 
@@ -221,11 +326,19 @@ export function rerollFaces(operator: string, value: number, sides: number): [nu
 const EXPECTATION_ORDER = [
   'a term (dice like 2d6, or a number)',
   'a number of sides',
+  'a face value',
   'a number to compare with',
+  'a compare point for cs or cf',
+  'a compare point for f',
+  'a number for min or max',
   'a multiplier',
+  "label text (1 to 32 letters, digits, spaces, _ ' -)",
+  'the end of the label',
+  'a comma or }',
   'a number',
-  'a comparison',
   'a dice modifier',
+  'a comparison',
+  'a label',
   'the letter d',
   'a sign (+ or -)',
   'a tag word',
@@ -277,7 +390,7 @@ const CHARACTER_NAMES: Record<string, string> = {
 
 /**
  * Describes the character found where the parser stopped. Letters, digits and the operator
- * characters `+ - % ! =` are quoted; every other character is named or only described, so a
+ * characters `+ - % ! = [ ] { } ,` are quoted; every other character is named or only described, so a
  * message never carries markup or control characters.
  */
 function describeFound(found: string | null | undefined, what: string): string {
@@ -299,7 +412,12 @@ function isQuotable(char: string): boolean {
     char === '-' ||
     char === '%' ||
     char === '!' ||
-    char === '='
+    char === '=' ||
+    char === '[' ||
+    char === ']' ||
+    char === '{' ||
+    char === '}' ||
+    char === ','
   );
 }
 

@@ -4,7 +4,15 @@
 
 import { FormulaError, RequestError } from '../errors.js';
 import type { AdvantageModifier, DiceNode, FormulaNode } from '../formula/ast.js';
-import { formatInteger, parseFormula, parseFragment, rerollFaces } from '../formula/parse.js';
+import {
+  clampBounds,
+  compareBounds,
+  explodePoint,
+  faceBounds,
+  formatInteger,
+  parseFormula,
+  parseFragment,
+} from '../formula/parse.js';
 import { LIMITS, TAG_PATTERN } from '../limits.js';
 import { ADVANTAGE_STATES, type AdvantageState, type RollRequest } from './types.js';
 
@@ -12,13 +20,19 @@ import { ADVANTAGE_STATES, type AdvantageState, type RollRequest } from './types
 export const KeepRule = { All: 0, KeepHighest: 1, KeepLowest: 2, DropHighest: 3, DropLowest: 4 } as const;
 export type KeepRule = (typeof KeepRule)[keyof typeof KeepRule];
 
-/** How a die showing its maximum grows. */
-export const ExplodeRule = { None: 0, Explode: 1, Penetrate: 2 } as const;
+/** How a die meeting its explode point grows. */
+export const ExplodeRule = { None: 0, Explode: 1, Penetrate: 2, Compound: 3 } as const;
 export type ExplodeRule = (typeof ExplodeRule)[keyof typeof ExplodeRule];
 
-/** One dice term, ready to roll: everything the hot loop needs, as plain numbers. */
+/**
+ * One dice term, ready to roll: everything the hot loop needs, as plain numbers. Every condition
+ * is an inclusive range `low <= value <= high` (see compareBounds); an unused one is empty.
+ */
 export interface GroupPlan {
+  /** Faces of one die (for custom and Fate dice, the number of faces listed). */
   readonly sides: number;
+  /** Custom and Fate dice: the face values, thrown as `faces[die(faces.length) - 1]`. */
+  readonly faces: readonly number[] | undefined;
   /** Dice thrown (a one-die `adv` or advantage-given d20 throws two). */
   readonly count: number;
   readonly sign: 1 | -1;
@@ -26,11 +40,35 @@ export interface GroupPlan {
   readonly keep: KeepRule;
   readonly keepAmount: number;
   readonly explode: ExplodeRule;
+  /** Values (after clamping) that explode: explodeLow <= value <= explodeHigh. */
+  readonly explodeLow: number;
+  readonly explodeHigh: number;
   /** Rerolls allowed per die: 0 (no reroll), 1 (`ro`) or the reroll cap (`r`). */
   readonly rerollLimit: number;
-  /** Faces that get rerolled: rerollLow <= face <= rerollHigh. */
+  /** Values (after clamping) that get rerolled: rerollLow <= value <= rerollHigh. */
   readonly rerollLow: number;
   readonly rerollHigh: number;
+  /** min/max: a face below clampLow counts as clampLow, above clampHigh as clampHigh. */
+  readonly clamped: boolean;
+  readonly clampLow: number;
+  readonly clampHigh: number;
+  /** Success counting (a success point), and failure counting (`f`) within it. */
+  readonly countSuccesses: boolean;
+  readonly successLow: number;
+  readonly successHigh: number;
+  readonly countFailures: boolean;
+  readonly failureLow: number;
+  readonly failureHigh: number;
+  /** Faces (before clamping) that make naturalHigh / naturalLow: the top / bottom face, or cs / cf. */
+  readonly highLow: number;
+  readonly highHigh: number;
+  readonly lowLow: number;
+  readonly lowHigh: number;
+  /** Whether the response lists every throw (`throws`): written with r, ro, !, !p or !!. */
+  readonly recordThrows: boolean;
+  /** One throw per die, every die kept, nothing counted or clamped: the fast path. */
+  readonly plain: boolean;
+  readonly label: string | undefined;
 }
 
 export interface Deprecation {
@@ -179,7 +217,10 @@ export function prepareRoll(request: RollRequest, options?: PrepareOptions): Pre
   };
 }
 
-/** How many dice a request throws, from the parse alone (the batch budget needs it first). */
+/**
+ * How many dice a request throws, counted as the per-roll limit counts them, without rolling:
+ * prepareRoll's `diceCount` for callers that want only the number. Throws as prepareRoll does.
+ */
 export function countDice(request: RollRequest, options?: PrepareOptions): number {
   return prepareRoll(request, options).diceCount;
 }
@@ -202,6 +243,8 @@ function pushFlats(node: FormulaNode, modifiers: number[]): void {
   }
 }
 
+const EMPTY: readonly [number, number] = [1, 0];
+
 function planGroup(term: DiceNode, advantage: AdvantageState): GroupPlan {
   // The request's advantage (for the first plain d20) or the term's own adv/dis: never both.
   let keepOne = advantage;
@@ -209,10 +252,16 @@ function planGroup(term: DiceNode, advantage: AdvantageState): GroupPlan {
   let keep: KeepRule = KeepRule.All;
   let keepAmount = 0;
   let explode: ExplodeRule = ExplodeRule.None;
+  let explodeRange = EMPTY;
   let rerollLimit = 0;
-  let rerollLow = 1;
-  let rerollHigh = 0;
+  let rerollRange = EMPTY;
   let multiplier = 1;
+  let successRange: readonly [number, number] | undefined;
+  let failureRange: readonly [number, number] | undefined;
+  const [lowest, highest] = faceBounds(term);
+  let highRange: readonly [number, number] = [highest, highest];
+  let lowRange: readonly [number, number] = [lowest, lowest];
+  let clamped = false;
   for (const modifier of term.modifiers) {
     switch (modifier.kind) {
       case 'keep':
@@ -227,14 +276,32 @@ function planGroup(term: DiceNode, advantage: AdvantageState): GroupPlan {
         keepOne = modifier.mode;
         break;
       case 'explode':
-        explode = modifier.penetrate ? ExplodeRule.Penetrate : ExplodeRule.Explode;
+        explode = modifier.compound
+          ? ExplodeRule.Compound
+          : modifier.penetrate
+            ? ExplodeRule.Penetrate
+            : ExplodeRule.Explode;
+        explodeRange = compareBounds(explodePoint(term, modifier));
         break;
       case 'reroll':
         rerollLimit = modifier.once ? 1 : LIMITS.rerollCap;
-        [rerollLow, rerollHigh] = rerollFaces(modifier.compare.operator, modifier.compare.value, term.sides);
+        rerollRange = compareBounds(modifier.compare);
         break;
       case 'multiply':
         multiplier = modifier.factor;
+        break;
+      case 'clamp':
+        clamped = true;
+        break;
+      case 'success':
+        successRange = compareBounds(modifier.compare);
+        break;
+      case 'failure':
+        failureRange = compareBounds(modifier.compare);
+        break;
+      case 'critical':
+        if (modifier.range === 'success') highRange = compareBounds(modifier.compare);
+        else lowRange = compareBounds(modifier.compare);
         break;
     }
   }
@@ -243,16 +310,46 @@ function planGroup(term: DiceNode, advantage: AdvantageState): GroupPlan {
     keepAmount = 1;
     count = Math.max(count, 2);
   }
+  const [clampLow, clampHigh] = clampBounds(term);
+  const recordThrows = rerollLimit > 0 || explode !== ExplodeRule.None;
   return {
     sides: term.sides,
+    faces: term.faces,
     count,
     sign: term.sign,
     multiplier,
     keep,
     keepAmount,
     explode,
+    explodeLow: explodeRange[0],
+    explodeHigh: explodeRange[1],
     rerollLimit,
-    rerollLow,
-    rerollHigh,
+    rerollLow: rerollRange[0],
+    rerollHigh: rerollRange[1],
+    clamped,
+    clampLow,
+    clampHigh,
+    countSuccesses: successRange !== undefined,
+    successLow: (successRange ?? EMPTY)[0],
+    successHigh: (successRange ?? EMPTY)[1],
+    countFailures: failureRange !== undefined,
+    failureLow: (failureRange ?? EMPTY)[0],
+    failureHigh: (failureRange ?? EMPTY)[1],
+    highLow: highRange[0],
+    highHigh: highRange[1],
+    lowLow: lowRange[0],
+    lowHigh: lowRange[1],
+    recordThrows,
+    plain:
+      !recordThrows &&
+      keep === KeepRule.All &&
+      term.faces === undefined &&
+      !clamped &&
+      successRange === undefined &&
+      highRange[0] === highest &&
+      highRange[1] === highest &&
+      lowRange[0] === 1 &&
+      lowRange[1] === 1,
+    label: term.label?.text,
   };
 }

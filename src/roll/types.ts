@@ -11,9 +11,26 @@ export interface RollRequest {
   tags?: ReadonlyArray<string> | undefined;
 }
 
+/** One physical throw of a die (docs/language.md, "Every throw"). */
+export interface DieThrow {
+  /** 0-based index of the die within its group. */
+  die: number;
+  /** `roll`: the die's first throw; `reroll`: a throw replacing the one before; `explode`: an extra. */
+  kind: 'roll' | 'reroll' | 'explode';
+  /** The recorded value (after min/max; an extra of `!p` minus 1): what `results` holds. */
+  value: number;
+  /** The face that came up, only when min/max or penetration changed it. */
+  face?: number;
+}
+
+/**
+ * One dice term and what it rolled. The optional fields appear only when they apply, so a
+ * first-edition formula's response has none of them (except `throws`, on terms with r, ro, !, !p).
+ */
 export interface DieGroup {
   sides: number;
   sign: 1 | -1;
+  /** Recorded values in rolling order; with `!!`, one merged value per die. */
   results: number[];
   kept: number[];
   keptFlags: boolean[];
@@ -21,6 +38,18 @@ export interface DieGroup {
   total: number;
   naturalHigh: boolean;
   naturalLow: boolean;
+  /** Custom and Fate dice: the faces, in written order. */
+  faces?: number[];
+  /** The term's label, as written. */
+  label?: string;
+  /** Success counting: kept values meeting the success point. */
+  successes?: number;
+  /** Failure counting (`f`): kept values meeting the failure point. */
+  failures?: number;
+  /** `!!`: each die's throws are merged into one value in `results`. */
+  compounded?: true;
+  /** Terms with r, ro, !, !p or !!: every physical throw in rolling order. */
+  throws?: DieThrow[];
 }
 
 export interface RollResponse {

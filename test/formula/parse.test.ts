@@ -90,6 +90,15 @@ describe('errors', () => {
     expect(error.code).toBe('invalid_formula');
   });
 
+  it('only syntax errors and rule violations are invalid_formula: any other fault propagates', () => {
+    // A number where text belongs makes the generated parser itself fail: a bug of the caller,
+    // which must surface as such (a 500 upstream), not as a 400 about the formula.
+    const notText = 42 as unknown as string;
+    expect(() => parseFormula(notText)).toThrow(TypeError);
+    expect(() => parseFormula(notText)).not.toThrow(FormulaError);
+    expect(() => parseFragment(notText)).toThrow(TypeError);
+  });
+
   it('names the item it was given', () => {
     expect(parseError('1d', { item: 'rolls[3].formula' }).message).toMatch(
       /^rolls\[3\]\.formula, column 3: /,
@@ -98,8 +107,9 @@ describe('errors', () => {
   });
 
   it('describes characters a formula cannot contain instead of quoting them', () => {
-    const error = parseError('2d6<script>alert(1)</script>');
-    expect(error.column).toBe(4);
+    // After a dice term `<` starts a success point (2d6<3), so the markup follows a sign here.
+    const error = parseError('2d6+<script>alert(1)</script>');
+    expect(error.column).toBe(5);
     expect(error.message).not.toMatch(/[<>]/);
     expect(error.message).toContain('a less-than sign');
     expect(parseError('1d6"').message).toContain('a character that a formula cannot contain');

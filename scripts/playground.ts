@@ -16,7 +16,10 @@ import type {
   DiceModifier,
   DiceNode,
   DieGroup,
+  ExpressionNode,
+  ExpressionResult,
   FormulaNode,
+  GroupModifier,
   RollRequest,
   RollResponse,
 } from '../src/index.js';
@@ -118,6 +121,7 @@ function run(formula: string, options: Options): { text: string; ok: boolean } {
       '',
       'sample roll',
       ...rollLines(diceTerms(ast, options), roll),
+      ...(roll.expression === undefined ? [] : ['', ...expressionTree(roll.expression, roll)]),
       ...warnings.map((w) => `warning: ${w}`),
     ];
     return { text: lines.filter((line, i) => i > 0 || line !== '').join('\n'), ok: true };
@@ -157,32 +161,125 @@ function printable(text: string): string {
 
 // --- AST tree ---------------------------------------------------------------------------------
 
+/** A tree node as the playground prints it: one line, and its children. */
+interface Printed {
+  line: string;
+  children: Printed[];
+}
+
+function printTree(node: Printed, prefix: string, last: boolean, lines: string[], root = false): void {
+  lines.push(root ? node.line : `${prefix}${last ? '└─ ' : '├─ '}${node.line}`);
+  const inner = root ? '' : `${prefix}${last ? '   ' : '│  '}`;
+  node.children.forEach((child, i) => printTree(child, inner, i === node.children.length - 1, lines));
+}
+
 function astTree(ast: FormulaNode): string[] {
-  const lines = ['formula'];
-  const last = ast.terms.length - 1;
-  ast.terms.forEach((term, i) => {
-    const branch = i === last && ast.tag === null ? '└─ ' : '├─ ';
-    const stem = i === last && ast.tag === null ? '   ' : '│  ';
-    const sign = term.sign === -1 ? '-' : '+';
-    if (term.kind === 'flat') {
-      lines.push(`${branch}number ${sign}${term.value}  (column ${term.column})`);
-      return;
-    }
-    lines.push(`${branch}${describeDice(term)}  (column ${term.column})`);
-    term.modifiers.forEach((modifier, j) => {
-      const twig = j === term.modifiers.length - 1 ? '└─ ' : '├─ ';
-      lines.push(`${stem}${twig}${describeModifier(modifier)}  (column ${modifier.column})`);
-    });
-  });
-  if (ast.tag !== null) lines.push(`└─ tag ${ast.tag.word}  (column ${ast.tag.column})`);
+  const children = ast.terms.map(printNode);
+  if (ast.tag !== null)
+    children.push({ line: `tag ${ast.tag.word}  (column ${ast.tag.column})`, children: [] });
+  const lines: string[] = [];
+  printTree({ line: 'formula', children }, '', true, lines, true);
   return lines;
+}
+
+function printNode(node: ExpressionNode): Printed {
+  const at = `  (column ${node.column})`;
+  switch (node.kind) {
+    case 'flat':
+      return { line: `number ${node.sign === -1 ? '-' : '+'}${node.value}${at}`, children: [] };
+    case 'dice':
+      return {
+        line: `${describeDice(node)}${at}`,
+        children: node.modifiers.map((m) => ({
+          line: `${describeModifier(m)}  (column ${m.column})`,
+          children: [],
+        })),
+      };
+    case 'sum':
+      return { line: `( ) sum${at}`, children: node.terms.map(printNode) };
+    case 'negate':
+      return { line: `minus${at}`, children: [printNode(node.operand)] };
+    case 'product':
+      return {
+        line: `${node.operator === '*' ? 'times' : 'divided by'}${at}`,
+        children: [printNode(node.left), printNode(node.right)],
+      };
+    case 'call':
+      return {
+        line: `${node.name}()${at}`,
+        children: node.arguments.map((a) => ({
+          line: `argument  (column ${a.column})`,
+          children: a.terms.map(printNode),
+        })),
+      };
+    case 'group': {
+      const kind =
+        node.modifiers.length === 0
+          ? 'sum of items'
+          : node.items.length === 1
+            ? 'pool of dice'
+            : 'item totals';
+      const label = node.label === undefined ? '' : ` [${node.label.text}]`;
+      return {
+        line: `{ } group, ${kind}${label}${at}`,
+        children: [
+          ...node.modifiers.map((m) => ({
+            line: `${describeModifier(m)}  (column ${m.column})`,
+            children: [],
+          })),
+          ...node.items.map((item) => ({
+            line: `item  (column ${item.column})`,
+            children: item.terms.map(printNode),
+          })),
+        ],
+      };
+    }
+  }
+}
+
+/** The evaluated tree of the response, each node with its value. */
+function expressionTree(root: ExpressionResult, roll: RollResponse): string[] {
+  const exact = (node: { value: number; exact?: string }) => `= ${node.exact ?? node.value}`;
+  const convert = (node: ExpressionResult): Printed => {
+    switch (node.type) {
+      case 'dice': {
+        const group = roll.dice[node.group]!;
+        return {
+          line: `dice #${node.group} (${group.results.length > 0 ? `d${group.sides}` : ''}) ${exact(node)}`,
+          children: [],
+        };
+      }
+      case 'number':
+        return { line: `number ${exact(node)}`, children: [] };
+      case 'operation':
+        return { line: `${node.operator} ${exact(node)}`, children: node.operands.map(convert) };
+      case 'function':
+        return { line: `${node.name}() ${exact(node)}`, children: node.arguments.map(convert) };
+      case 'group': {
+        const counted =
+          node.successes === undefined
+            ? ''
+            : ` (${node.successes} successes${node.failures === undefined ? '' : `, ${node.failures} failures`})`;
+        return {
+          line: `group${node.label === undefined ? '' : ` [${node.label}]`} ${exact(node)}${counted}`,
+          children: node.items.map((item) => ({
+            line: `item ${exact(item)} ${item.kept ? 'kept' : 'dropped'}`,
+            children: [convert(item.node)],
+          })),
+        };
+      }
+    }
+  };
+  const lines: string[] = [];
+  printTree(convert(root), '  ', true, lines, true);
+  return [`  expression (total = ${roll.total}, the root rounded down)`, ...lines.map((line) => `  ${line}`)];
 }
 
 function comparison(compare: ComparePoint): string {
   return `${compare.operator} ${compare.value}`;
 }
 
-function describeModifier(modifier: DiceModifier): string {
+function describeModifier(modifier: DiceModifier | GroupModifier): string {
   switch (modifier.kind) {
     case 'keep':
       return `keep ${modifier.mode} ${modifier.amount}`;

@@ -213,7 +213,7 @@ export interface GroupNode {
 export type ExpressionNode = DiceNode | FlatNode | SumNode | ProductNode | NegateNode | CallNode | GroupNode;
 
 /** A term of the top-level sum. */
-export type TermNode = DiceNode | FlatNode;
+export type TermNode = ExpressionNode;
 
 export interface TagNode {
   word: string;

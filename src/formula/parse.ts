@@ -5,7 +5,16 @@
 
 import { FormulaError } from '../errors.js';
 import { LIMITS, TAG_PATTERN } from '../limits.js';
-import type { ComparePoint, DiceModifier, DiceNode, ExplodeModifier, FormulaNode } from './ast.js';
+import type {
+  ComparePoint,
+  DiceModifier,
+  DiceNode,
+  ExplodeModifier,
+  ExpressionNode,
+  FormulaNode,
+  GroupNode,
+} from './ast.js';
+import { valueOf } from './evaluate.js';
 import type { Expectation } from './generated/parser.js';
 import { SyntaxError as GeneratedSyntaxError, parse as generatedParse } from './generated/parser.js';
 
@@ -38,7 +47,7 @@ export function parseFormula(text: string, options?: ParseFormulaOptions): Formu
   }
   const node = runParser(text, 'Formula', item);
   checkTerms(node, item, 'formula');
-  if (!node.terms.some((term) => term.kind === 'dice')) {
+  if (diceTermsOf(node).length === 0) {
     throw new FormulaError('A formula must roll at least one die.', item, undefined);
   }
   if (node.tag !== null) {
@@ -76,9 +85,65 @@ export function parseFragment(text: string, options?: ParseFragmentOptions): For
   return node;
 }
 
+/**
+ * Calls `visit` for every dice term in written order, with the pool group it belongs to (a
+ * one-item group with modifiers, whose modifiers select and count its dice), if any.
+ */
+export function forEachDice(
+  terms: readonly ExpressionNode[],
+  visit: (dice: DiceNode, pool: GroupNode | undefined) => void,
+): void {
+  for (const term of terms) walkDice(term, visit, undefined);
+}
+
+function walkDice(
+  node: ExpressionNode,
+  visit: (dice: DiceNode, pool: GroupNode | undefined) => void,
+  pool: GroupNode | undefined,
+): void {
+  switch (node.kind) {
+    case 'dice':
+      visit(node, pool);
+      return;
+    case 'flat':
+      return;
+    case 'sum':
+      for (const term of node.terms) walkDice(term, visit, pool);
+      return;
+    case 'negate':
+      walkDice(node.operand, visit, pool);
+      return;
+    case 'product':
+      walkDice(node.left, visit, pool);
+      walkDice(node.right, visit, pool);
+      return;
+    case 'call':
+      for (const argument of node.arguments) walkDice(argument, visit, pool);
+      return;
+    case 'group':
+      for (const item of node.items) walkDice(item, visit, isPool(node) ? node : pool);
+      return;
+  }
+}
+
 /** Every dice term of a parsed formula or fragment, in written order. */
 export function diceTermsOf(node: FormulaNode): DiceNode[] {
-  return node.terms.filter((term): term is DiceNode => term.kind === 'dice');
+  const dice: DiceNode[] = [];
+  forEachDice(node.terms, (term) => dice.push(term));
+  return dice;
+}
+
+/** A one-item group with modifiers: its modifiers act on every die inside, as one pool. */
+export function isPool(group: GroupNode): boolean {
+  return group.items.length === 1 && group.modifiers.length > 0;
+}
+
+/**
+ * Whether a formula or fragment uses the second edition's arithmetic (parentheses, *, /, a
+ * function, a group): then the response carries an `expression` and rounds its total down.
+ */
+export function usesArithmetic(node: FormulaNode): boolean {
+  return node.terms.some((term) => term.kind !== 'dice' && term.kind !== 'flat');
 }
 
 function runParser(text: string, startRule: 'Formula' | 'Fragment', item: string): FormulaNode {
@@ -96,24 +161,137 @@ function runParser(text: string, startRule: 'Formula' | 'Fragment', item: string
   }
 }
 
-/** Range and combination rules for every term; `what` names the text in messages. */
+/** Range, limit and combination rules for the whole tree; `what` names the text in messages. */
 function checkTerms(node: FormulaNode, item: string, what: 'formula' | 'bonus'): void {
   let advantageTerms = 0;
-  for (const term of node.terms) {
-    if (term.kind === 'flat') {
-      if (term.value > LIMITS.flatMaxAbs) {
-        throw new FormulaError(
-          `A number in a ${what} is at most ${formatInteger(LIMITS.flatMaxAbs)} in absolute value.`,
-          item,
-          term.column,
-        );
-      }
-      continue;
+  let terms = 0;
+  const fail = (message: string, column: number | undefined): never => {
+    throw new FormulaError(message, item, column);
+  };
+  const leaf = (column: number) => {
+    if (++terms > LIMITS.termsMax)
+      fail(`A ${what} has at most ${LIMITS.termsMax} terms (dice terms and numbers).`, column);
+  };
+  const nest = (depth: number, column: number) => {
+    if (depth > LIMITS.nestingMax) {
+      fail(`Brackets nest at most ${LIMITS.nestingMax} deep (parentheses, groups and functions).`, column);
     }
-    checkDice(term, item);
-    const advantage = term.modifiers.find((m) => m.kind === 'advantage');
-    if (advantage !== undefined && ++advantageTerms > 1) {
-      throw new FormulaError(`A ${what} may have only one adv or dis term.`, item, advantage.column);
+  };
+  /** `divisor`: inside the right side of a `/`; `pool`: inside a pool group's item. */
+  const visit = (node: ExpressionNode, depth: number, divisor: boolean, pool: boolean): void => {
+    switch (node.kind) {
+      case 'flat':
+        leaf(node.column);
+        if (node.value > LIMITS.flatMaxAbs) {
+          fail(
+            `A number in a ${what} is at most ${formatInteger(LIMITS.flatMaxAbs)} in absolute value.`,
+            node.column,
+          );
+        }
+        return;
+      case 'dice': {
+        leaf(node.column);
+        if (divisor) {
+          fail(
+            'A divisor is a number without dice, so a roll never divides by zero (write (2d6+3)/2).',
+            node.column,
+          );
+        }
+        checkDice(node, item);
+        const advantage = node.modifiers.find((m) => m.kind === 'advantage');
+        if (advantage !== undefined && ++advantageTerms > 1) {
+          fail(`A ${what} may have only one adv or dis term.`, advantage.column);
+        }
+        if (pool) {
+          const own = node.modifiers.find(
+            (m) =>
+              m.kind === 'keep' ||
+              m.kind === 'drop' ||
+              m.kind === 'advantage' ||
+              m.kind === 'success' ||
+              m.kind === 'failure',
+          );
+          if (own !== undefined) {
+            fail(
+              "A dice term inside a pool group is kept and counted by the group's modifiers, not its own.",
+              own.column,
+            );
+          }
+        }
+        return;
+      }
+      case 'sum':
+        nest(depth + 1, node.column);
+        for (const term of node.terms) visit(term, depth + 1, divisor, false);
+        return;
+      case 'negate':
+        visit(node.operand, depth, divisor, false);
+        return;
+      case 'product':
+        visit(node.left, depth, divisor, false);
+        visit(node.right, depth, divisor || node.operator === '/', false);
+        if (node.operator === '/' && valueOf(node.right).isZero()) {
+          fail('A divisor must not be zero.', node.right.column);
+        }
+        return;
+      case 'call': {
+        nest(depth + 1, node.column);
+        const one = node.name !== 'min' && node.name !== 'max';
+        if (one && node.arguments.length !== 1)
+          fail(`${node.name} takes exactly one argument.`, node.arguments[1]!.column);
+        if (!one && node.arguments.length < 2) fail(`${node.name} takes two or more arguments.`, node.column);
+        for (const argument of node.arguments)
+          for (const term of argument.terms) visit(term, depth + 1, divisor, false);
+        return;
+      }
+      case 'group': {
+        nest(depth + 1, node.column);
+        if (node.items.length > LIMITS.groupItemsMax) {
+          fail(
+            `A group has at most ${LIMITS.groupItemsMax} items.`,
+            node.items[LIMITS.groupItemsMax]!.column,
+          );
+        }
+        checkGroupModifiers(node, fail);
+        const poolGroup = isPool(node);
+        if (poolGroup) {
+          const stranger = node.items[0]!.terms.find((term) => term.kind !== 'dice' || term.sign !== 1);
+          if (stranger !== undefined) {
+            fail(
+              'A one-item group with modifiers is a pool of dice: its item only adds dice terms ({4d6+3d8}kh3); for item totals, list two or more items.',
+              stranger.column,
+            );
+          }
+        }
+        for (const groupItem of node.items)
+          for (const term of groupItem.terms) visit(term, depth + 1, divisor, poolGroup);
+        return;
+      }
+    }
+  };
+  for (const term of node.terms) visit(term, 0, false, false);
+}
+
+function checkGroupModifiers(group: GroupNode, fail: (message: string, column: number) => never): void {
+  const seen = new Set<string>();
+  for (const modifier of group.modifiers) {
+    const slot = modifier.kind === 'drop' ? 'keep' : modifier.kind;
+    if (seen.has(slot)) {
+      const what = {
+        keep: 'one keep or drop',
+        success: 'one success point',
+        failure: 'one failure point (f)',
+      }[slot];
+      fail(`A group takes at most ${what}.`, modifier.column);
+    }
+    seen.add(slot);
+    if (modifier.kind === 'keep' && modifier.amount < 1)
+      fail('A keep must keep at least one item or die.', modifier.column);
+    if (modifier.kind === 'failure' && !seen.has('success')) {
+      fail(
+        'f counts failures and needs a success point on the same group ({3d6, 3d6}>=10f<5).',
+        modifier.column,
+      );
     }
   }
 }
@@ -255,7 +433,7 @@ function checkDice(dice: DiceNode, item: string): void {
     seen.set(slot, modifier);
   }
   const [lowest, highest] = faceBounds(dice);
-  const die = dice.faces === undefined ? `a d${dice.sides}` : 'this die';
+  const die = () => (dice.faces === undefined ? `a d${dice.sides}` : 'this die');
   for (const modifier of dice.modifiers) {
     switch (modifier.kind) {
       case 'keep':
@@ -292,7 +470,7 @@ function checkDice(dice: DiceNode, item: string): void {
           const message =
             dice.faces === undefined && dice.sides === 1
               ? 'A one-sided die always shows its maximum, so it cannot explode.'
-              : `Every value of ${die} (after min and max) meets this explode condition, so it would never stop.`;
+              : `Every value of ${die()} (after min and max) meets this explode condition, so it would never stop.`;
           throw new FormulaError(message, item, modifier.column);
         }
         break;
@@ -301,7 +479,7 @@ function checkDice(dice: DiceNode, item: string): void {
           const message =
             dice.faces === undefined && !seen.has('min') && !seen.has('max')
               ? `Every face of a d${dice.sides} meets this reroll condition, so the die would never settle.`
-              : `Every value of ${die} (after min and max) meets this reroll condition, so the die would never settle.`;
+              : `Every value of ${die()} (after min and max) meets this reroll condition, so the die would never settle.`;
           throw new FormulaError(message, item, modifier.column);
         }
         break;
@@ -337,12 +515,25 @@ const EXPECTATION_ORDER = [
   'a comma or }',
   'a number',
   'a dice modifier',
+  'a group modifier',
   'a comparison',
   'a label',
+  'an operator (* or /)',
+  'a comma',
+  'a closing parenthesis',
+  'a closing brace (})',
   'the letter d',
   'a sign (+ or -)',
   'a tag word',
   'the end of the formula',
+];
+
+const TERM_STARTS = [
+  'a number',
+  'the letter d',
+  'an opening parenthesis',
+  'a function (floor, ceil, round, abs, min, max)',
+  'a group ({...})',
 ];
 
 function readableExpectations(expected: readonly Expectation[] | null): string[] {
@@ -362,8 +553,8 @@ function readableExpectations(expected: readonly Expectation[] | null): string[]
     }
   }
   if (names.has('a number') && names.has('the letter d')) {
-    names.delete('a number');
-    names.delete('the letter d');
+    // Where a term may start: one name for dice, numbers, brackets and functions.
+    for (const start of TERM_STARTS) names.delete(start);
     names.add('a term (dice like 2d6, or a number)');
   }
   if (names.size > 1) names.delete('whitespace');
@@ -390,7 +581,7 @@ const CHARACTER_NAMES: Record<string, string> = {
 
 /**
  * Describes the character found where the parser stopped. Letters, digits and the operator
- * characters `+ - % ! = [ ] { } ,` are quoted; every other character is named or only described, so a
+ * characters `+ - % ! = [ ] { } , ( ) * /` are quoted; every other character is named or only described, so a
  * message never carries markup or control characters.
  */
 function describeFound(found: string | null | undefined, what: string): string {
@@ -417,7 +608,11 @@ function isQuotable(char: string): boolean {
     char === ']' ||
     char === '{' ||
     char === '}' ||
-    char === ','
+    char === ',' ||
+    char === '(' ||
+    char === ')' ||
+    char === '*' ||
+    char === '/'
   );
 }
 

@@ -3,15 +3,24 @@
 // (the service checks a batch's budget from these counts).
 
 import { FormulaError, RequestError } from '../errors.js';
-import type { AdvantageModifier, DiceNode, FormulaNode } from '../formula/ast.js';
+import type {
+  AdvantageModifier,
+  DiceModifier,
+  DiceNode,
+  FormulaNode,
+  GroupModifier,
+  GroupNode,
+} from '../formula/ast.js';
 import {
   clampBounds,
   compareBounds,
   explodePoint,
   faceBounds,
+  forEachDice,
   formatInteger,
   parseFormula,
   parseFragment,
+  usesArithmetic,
 } from '../formula/parse.js';
 import { LIMITS, TAG_PATTERN } from '../limits.js';
 import { ADVANTAGE_STATES, type AdvantageState, type RollRequest } from './types.js';
@@ -69,7 +78,20 @@ export interface GroupPlan {
   /** One throw per die, every die kept, nothing counted or clamped: the fast path. */
   readonly plain: boolean;
   readonly label: string | undefined;
+  /** Set on every term of a pool group (`{4d6+3d8}kh3`): the group keeps across its terms' dice. */
+  readonly pool: PoolPlan | undefined;
 }
+
+/** A pool group: its terms are `groups[first .. first + size)`; keep/drop acts on all their dice. */
+export interface PoolPlan {
+  readonly first: number;
+  readonly size: number;
+  readonly keep: KeepRule;
+  readonly keepAmount: number;
+}
+
+/** A bonus as the expression tree adds it: an integer, or a parsed fragment. */
+export type PreparedBonus = { readonly value: number } | { readonly node: FormulaNode };
 
 export interface Deprecation {
   message: string;
@@ -91,6 +113,17 @@ export interface PreparedRoll {
   readonly diceCount: number;
   /** Deprecated forms used; rollPrepared reports them through `onDeprecation`. */
   readonly deprecations: readonly Deprecation[];
+  /**
+   * Present when the formula or a bonus uses parentheses, *, /, a function or a group: the trees
+   * to evaluate, and each dice term's index in `groups` (written order).
+   */
+  readonly arithmetic:
+    | {
+        readonly formula: FormulaNode;
+        readonly bonuses: readonly PreparedBonus[];
+        readonly groupOf: ReadonlyMap<DiceNode, number>;
+      }
+    | undefined;
 }
 
 export interface PrepareOptions {
@@ -120,6 +153,7 @@ export function prepareRoll(request: RollRequest, options?: PrepareOptions): Pre
 
   const formula = parseFormula(request.formula, { tags });
   const fragments: Array<{ node: FormulaNode; item: string }> = [{ node: formula, item: 'formula' }];
+  const preparedBonuses: PreparedBonus[] = [];
   const modifiers: number[] = [];
   pushFlats(formula, modifiers);
   for (let i = 0; i < bonuses.length; i++) {
@@ -135,9 +169,11 @@ export function prepareRoll(request: RollRequest, options?: PrepareOptions): Pre
         );
       }
       modifiers.push(bonus === 0 ? 0 : bonus);
+      preparedBonuses.push({ value: bonus === 0 ? 0 : bonus });
     } else if (typeof bonus === 'string') {
       const node = parseFragment(bonus, { item });
       fragments.push({ node, item });
+      preparedBonuses.push({ node });
       pushFlats(node, modifiers);
     } else {
       throw new RequestError(`${item} must be an integer or a string.`);
@@ -148,16 +184,15 @@ export function prepareRoll(request: RollRequest, options?: PrepareOptions): Pre
   let advantageTerm: DiceNode | undefined;
   let advantageModifier: AdvantageModifier | undefined;
   for (const { node, item } of fragments) {
-    for (const term of node.terms) {
-      if (term.kind !== 'dice') continue;
+    forEachDice(node.terms, (term) => {
       const modifier = term.modifiers.find((m): m is AdvantageModifier => m.kind === 'advantage');
-      if (modifier === undefined) continue;
+      if (modifier === undefined) return;
       if (advantageTerm !== undefined) {
         throw new FormulaError('A roll may have only one adv or dis term.', item, modifier.column);
       }
       advantageTerm = term;
       advantageModifier = modifier;
-    }
+    });
   }
   if (advantageTerm !== undefined && advantage !== 'normal') {
     throw new RequestError(
@@ -165,30 +200,50 @@ export function prepareRoll(request: RollRequest, options?: PrepareOptions): Pre
     );
   }
 
-  // The request's advantage goes to the first plain d20 of the formula itself.
+  // The request's advantage goes to the first plain d20 of the formula itself, wherever it
+  // stands in written order; a pool group's terms are kept by their group, so none is plain.
   let advantaged: DiceNode | undefined;
   if (advantage !== 'normal') {
-    advantaged = formula.terms.find(
-      (term): term is DiceNode =>
-        term.kind === 'dice' &&
+    forEachDice(formula.terms, (term, pool) => {
+      if (
+        advantaged === undefined &&
+        pool === undefined &&
         term.sides === 20 &&
-        !term.modifiers.some((m) => m.kind === 'keep' || m.kind === 'drop' || m.kind === 'advantage'),
-    );
+        term.faces === undefined &&
+        !term.modifiers.some((m) => m.kind === 'keep' || m.kind === 'drop' || m.kind === 'advantage')
+      ) {
+        advantaged = term;
+      }
+    });
   }
 
   const groups: GroupPlan[] = [];
   const deprecations: Deprecation[] = [];
+  const groupOf = new Map<DiceNode, number>();
+  const pools = new Map<GroupNode, { first: number; size: number; keep: KeepRule; keepAmount: number }>();
+  let arithmetic = false;
   let diceCount = 0;
   for (const { node, item } of fragments) {
-    for (const term of node.terms) {
-      if (term.kind !== 'dice') continue;
-      const group = planGroup(term, term === advantaged ? advantage : 'normal');
+    if (usesArithmetic(node)) arithmetic = true;
+    forEachDice(node.terms, (term, poolGroup) => {
+      let pool: PoolPlan | undefined;
+      if (poolGroup !== undefined) {
+        let found = pools.get(poolGroup);
+        if (found === undefined) {
+          found = { first: groups.length, size: 0, ...groupKeep(poolGroup) };
+          pools.set(poolGroup, found);
+        }
+        found.size++;
+        pool = found;
+      }
+      const group = planGroup(term, term === advantaged ? advantage : 'normal', poolGroup, pool);
       if (term === advantageTerm && term.count === 1) {
         deprecations.push({ message: ADVANTAGE_DEPRECATION, item });
       }
+      groupOf.set(term, groups.length);
       groups.push(group);
       diceCount += group.count;
-    }
+    });
   }
   const dicePerRoll = options?.dicePerRoll ?? LIMITS.dicePerRoll;
   if (diceCount > dicePerRoll) {
@@ -214,6 +269,7 @@ export function prepareRoll(request: RollRequest, options?: PrepareOptions): Pre
     tag: formula.tag?.word,
     diceCount,
     deprecations,
+    arithmetic: arithmetic ? { formula, bonuses: preparedBonuses, groupOf } : undefined,
   };
 }
 
@@ -245,7 +301,35 @@ function pushFlats(node: FormulaNode, modifiers: number[]): void {
 
 const EMPTY: readonly [number, number] = [1, 0];
 
-function planGroup(term: DiceNode, advantage: AdvantageState): GroupPlan {
+/** A group's keep/drop as a rule and an amount (All when it has none). */
+function groupKeep(group: GroupNode): { keep: KeepRule; keepAmount: number } {
+  for (const modifier of group.modifiers) {
+    if (modifier.kind === 'keep') {
+      return {
+        keep: modifier.mode === 'highest' ? KeepRule.KeepHighest : KeepRule.KeepLowest,
+        keepAmount: modifier.amount,
+      };
+    }
+    if (modifier.kind === 'drop') {
+      return {
+        keep: modifier.mode === 'highest' ? KeepRule.DropHighest : KeepRule.DropLowest,
+        keepAmount: modifier.amount,
+      };
+    }
+  }
+  return { keep: KeepRule.All, keepAmount: 0 };
+}
+
+/**
+ * A dice term's plan. A term of a pool group counts with the group's success and failure points
+ * (the parser allows it none of its own) and leaves keep/drop to the pool.
+ */
+function planGroup(
+  term: DiceNode,
+  advantage: AdvantageState,
+  poolGroup?: GroupNode,
+  pool?: PoolPlan,
+): GroupPlan {
   // The request's advantage (for the first plain d20) or the term's own adv/dis: never both.
   let keepOne = advantage;
   let count = term.count;
@@ -262,7 +346,14 @@ function planGroup(term: DiceNode, advantage: AdvantageState): GroupPlan {
   let highRange: readonly [number, number] = [highest, highest];
   let lowRange: readonly [number, number] = [lowest, lowest];
   let clamped = false;
-  for (const modifier of term.modifiers) {
+  const modifiers: ReadonlyArray<DiceModifier | GroupModifier> =
+    poolGroup === undefined
+      ? term.modifiers
+      : [
+          ...term.modifiers,
+          ...poolGroup.modifiers.filter((m) => m.kind === 'success' || m.kind === 'failure'),
+        ];
+  for (const modifier of modifiers) {
     switch (modifier.kind) {
       case 'keep':
         keep = modifier.mode === 'highest' ? KeepRule.KeepHighest : KeepRule.KeepLowest;
@@ -341,6 +432,7 @@ function planGroup(term: DiceNode, advantage: AdvantageState): GroupPlan {
     lowHigh: lowRange[1],
     recordThrows,
     plain:
+      pool === undefined &&
       !recordThrows &&
       keep === KeepRule.All &&
       term.faces === undefined &&
@@ -351,5 +443,6 @@ function planGroup(term: DiceNode, advantage: AdvantageState): GroupPlan {
       lowRange[0] === 1 &&
       lowRange[1] === 1,
     label: term.label?.text,
+    pool,
   };
 }

@@ -3,18 +3,29 @@
 // object is created per die.
 
 import { RandomSourceError } from '../errors.js';
+import type { DiceNode } from '../formula/ast.js';
+import { type Evaluated, evaluateTerms } from '../formula/evaluate.js';
+import { Rational } from '../formula/rational.js';
 import { LIMITS } from '../limits.js';
 import {
   type Deprecation,
   ExplodeRule,
   type GroupPlan,
   KeepRule,
+  type PoolPlan,
   type PreparedRoll,
   type PrepareOptions,
   prepareRoll,
 } from './prepare.js';
 import { cryptoRandom, WordSampler } from './random.js';
-import type { DieGroup, DieThrow, RandomSource, RollRequest, RollResponse } from './types.js';
+import type {
+  DieGroup,
+  DieThrow,
+  ExpressionResult,
+  RandomSource,
+  RollRequest,
+  RollResponse,
+} from './types.js';
 
 export interface RollOptions {
   /** Where dice come from (default: the pooled node:crypto sampler). Tests inject their own. */
@@ -76,7 +87,14 @@ export function rollPrepared(prepared: PreparedRoll, options?: RollOptions): Rol
   const dice: DieGroup[] = new Array(groups.length);
   let total = prepared.modifier;
   for (let g = 0; g < groups.length; g++) {
-    const group = rollGroup(groups[g]!, random);
+    const plan = groups[g]!;
+    if (plan.pool !== undefined) {
+      rollPool(groups, plan.pool, random, dice);
+      for (let m = g; m < g + plan.pool.size; m++) total += dice[m]!.total;
+      g += plan.pool.size - 1;
+      continue;
+    }
+    const group = rollGroup(plan, random);
     dice[g] = group;
     total += group.total;
   }
@@ -89,7 +107,77 @@ export function rollPrepared(prepared: PreparedRoll, options?: RollOptions): Rol
     advantageState: prepared.advantageState,
   };
   if (prepared.tag !== undefined) response.tag = prepared.tag;
+  if (prepared.arithmetic !== undefined) {
+    const expression = evaluateRoll(prepared.arithmetic, dice);
+    response.total = expression.value.floor().toNumber() || 0;
+    response.expression = expression.node;
+  }
   return response;
+}
+
+/**
+ * The evaluated tree of a roll with arithmetic: the formula's root, or with bonuses the `+` node
+ * over it and each bonus (an integer as a number node, a fragment as its own root).
+ */
+function evaluateRoll(
+  arithmetic: NonNullable<PreparedRoll['arithmetic']>,
+  dice: readonly DieGroup[],
+): Evaluated {
+  const lookup = (term: DiceNode) => {
+    const group = arithmetic.groupOf.get(term)!;
+    const rolled = dice[group]!;
+    return { group, total: rolled.total, successes: rolled.successes, failures: rolled.failures };
+  };
+  const root = evaluateTerms(arithmetic.formula.terms, lookup);
+  if (arithmetic.bonuses.length === 0) return root;
+  const parts = [root];
+  for (const bonus of arithmetic.bonuses) {
+    parts.push(
+      'value' in bonus
+        ? { value: Rational.of(bonus.value), node: { type: 'number', value: bonus.value } }
+        : evaluateTerms(bonus.node.terms, lookup),
+    );
+  }
+  let value = Rational.of(0);
+  for (const part of parts) value = value.add(part.value);
+  const node: ExpressionResult = {
+    type: 'operation',
+    operator: '+',
+    value: value.toNumber(),
+    operands: parts.map((part) => part.node),
+  };
+  if (!value.isInteger()) node.exact = value.toString();
+  return { value, node };
+}
+
+/**
+ * A pool group (`{4d6+3d8}kh3`): every term's dice are thrown in written order, the group's
+ * keep/drop ranks all of them as one pool, and each term's DieGroup records its share.
+ */
+function rollPool(
+  groups: readonly GroupPlan[],
+  pool: PoolPlan,
+  random: RandomSource,
+  dice: DieGroup[],
+): void {
+  let size = 0;
+  for (let m = pool.first; m < pool.first + pool.size; m++) size += groups[m]!.count;
+  ensureCapacity(size);
+  const thrown: Thrown[] = [];
+  let base = 0;
+  for (let m = pool.first; m < pool.first + pool.size; m++) {
+    thrown.push(throwGroup(groups[m]!, random, base));
+    base += groups[m]!.count;
+  }
+  selectKept(pool.keep, pool.keepAmount, 0, size);
+  base = 0;
+  for (let m = pool.first; m < pool.first + pool.size; m++) {
+    const plan = groups[m]!;
+    let keptDice = 0;
+    for (let d = base; d < base + plan.count; d++) keptDice += dieKept[d]!;
+    dice[m] = finishGroup(plan, thrown[m - pool.first]!, base, keptDice);
+    base += plan.count;
+  }
 }
 
 /**

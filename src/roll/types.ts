@@ -52,6 +52,47 @@ export interface DieGroup {
   throws?: DieThrow[];
 }
 
+/** An item of an evaluated group: its total, whether it counted, and its own tree. */
+export interface GroupItemResult {
+  value: number;
+  exact?: string;
+  kept: boolean;
+  node: ExpressionResult;
+}
+
+/**
+ * A node of the evaluated formula (docs/language.md, "The expression tree"): `value` is a JSON
+ * number, and `exact` ("n/d") appears when the value is not an integer.
+ */
+export type ExpressionResult =
+  /** A dice term: `group` indexes `dice`, `value` is that DieGroup's signed total. */
+  | { type: 'dice'; group: number; value: number }
+  | { type: 'number'; value: number }
+  | {
+      type: 'operation';
+      operator: '+' | '-' | '*' | '/';
+      value: number;
+      exact?: string;
+      /** Two for * and /, one for a minus before a non-dice term, two or more for a sum. */
+      operands: ExpressionResult[];
+    }
+  | {
+      type: 'function';
+      name: 'floor' | 'ceil' | 'round' | 'abs' | 'min' | 'max';
+      value: number;
+      exact?: string;
+      arguments: ExpressionResult[];
+    }
+  | {
+      type: 'group';
+      value: number;
+      exact?: string;
+      items: GroupItemResult[];
+      successes?: number;
+      failures?: number;
+      label?: string;
+    };
+
 export interface RollResponse {
   formula: string;
   dice: DieGroup[];
@@ -60,6 +101,11 @@ export interface RollResponse {
   total: number;
   advantageState: AdvantageState;
   tag?: string;
+  /**
+   * Present only when the formula or a bonus uses parentheses, *, /, a function or a group: the
+   * evaluated tree; then `total` is its root's value rounded down.
+   */
+  expression?: ExpressionResult;
 }
 
 /**

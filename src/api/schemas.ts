@@ -3,7 +3,7 @@
 // Every limit comes from src/limits.ts.
 import { z } from 'zod';
 import { LIMITS, TAG_PATTERN } from '../limits.js';
-import { ADVANTAGE_STATES } from '../roll/types.js';
+import { ADVANTAGE_STATES, type ExpressionResult } from '../roll/types.js';
 import { VERSION } from '../version.js';
 import { CODES_OF_STATUS } from './errors.js';
 
@@ -215,6 +215,103 @@ export const DieGroupSchema = z
     example: dieGroupExample,
   });
 
+/**
+ * A real `expression` (test/api/schemas-examples.test.ts): `{1d8!, 1d6!}kh1[trait]+floor((2d6+3)/2)`
+ * thrown 8, 3 (the d8 exploded), 4, then 5 and 6.
+ */
+export const EXPRESSION_EXAMPLE = {
+  type: 'operation',
+  operator: '+',
+  value: 18,
+  operands: [
+    {
+      type: 'group',
+      value: 11,
+      items: [
+        { value: 11, kept: true, node: { type: 'dice', group: 0, value: 11 } },
+        { value: 4, kept: false, node: { type: 'dice', group: 1, value: 4 } },
+      ],
+      label: 'trait',
+    },
+    {
+      type: 'function',
+      name: 'floor',
+      value: 7,
+      arguments: [
+        {
+          type: 'operation',
+          operator: '/',
+          value: 7,
+          operands: [
+            {
+              type: 'operation',
+              operator: '+',
+              value: 14,
+              operands: [
+                { type: 'dice', group: 2, value: 11 },
+                { type: 'number', value: 3 },
+              ],
+            },
+            { type: 'number', value: 2 },
+          ],
+        },
+      ],
+    },
+  ],
+} as const;
+
+const exactValue = () =>
+  z.string().optional().meta({ description: 'The exact value as "n/d", present only when `value` is not an integer.' });
+
+const GroupItemSchema = z
+  .strictObject({
+    value: z.number().meta({ description: "The item's value." }),
+    exact: exactValue(),
+    kept: z.boolean().meta({ description: 'Whether the group kept (counted) this item.' }),
+    get node() {
+      return ExpressionNodeSchema;
+    },
+  })
+  .meta({ id: 'GroupItem', description: 'An item of a group: its value, whether it counted, and its tree.' });
+
+export const ExpressionNodeSchema: z.ZodType<ExpressionResult> = z
+  .strictObject({
+    type: z.enum(['dice', 'number', 'operation', 'function', 'group']).meta({ description: 'What the node is.' }),
+    group: z.number().int().optional().meta({ description: '`dice`: the index of its DieGroup in `dice`.' }),
+    operator: z
+      .enum(['+', '-', '*', '/'])
+      .optional()
+      .meta({ description: '`operation`: a sum (+), a minus with one operand (-), a product (*) or a quotient (/).' }),
+    name: z
+      .enum(['floor', 'ceil', 'round', 'abs', 'min', 'max'])
+      .optional()
+      .meta({ description: '`function`: its name, in lower case.' }),
+    value: z.number().meta({
+      description:
+        "The node's value (a dice node: its DieGroup's signed total; a group: the kept items' sum, or successes minus failures).",
+    }),
+    exact: exactValue(),
+    get operands() {
+      return z.array(ExpressionNodeSchema).optional().meta({ description: '`operation`: its operands, in written order.' });
+    },
+    get arguments() {
+      return z.array(ExpressionNodeSchema).optional().meta({ description: '`function`: its arguments.' });
+    },
+    items: z.array(GroupItemSchema).optional().meta({ description: '`group`: its items, in written order.' }),
+    successes: z
+      .number()
+      .int()
+      .optional()
+      .meta({ description: '`group` with a success point: the kept items (or pool dice) meeting it.' }),
+    failures: z.number().int().optional().meta({ description: '`group` with `f`: the failures counted.' }),
+    label: z.string().optional().meta({ description: "`group`: the group's label, when written." }),
+  })
+  .meta({
+    id: 'ExpressionNode',
+    description: 'A node of the evaluated formula, with its value.',
+    example: EXPRESSION_EXAMPLE.operands[1].arguments[0].operands[0],
+  }) as unknown as z.ZodType<ExpressionResult>;
+
 const rollResponseExample = {
   formula: '4d6kh3+2',
   dice: [dieGroupExample],
@@ -230,12 +327,20 @@ export const RollResponseSchema = z
     dice: z.array(DieGroupSchema).meta({ description: 'One entry per dice group.' }),
     modifier: z.number().int().meta({ description: 'Sum of the flat modifiers; dice are not counted.' }),
     modifiers: z.array(z.number().int()).meta({ description: 'Each flat modifier, in order.' }),
-    total: z.number().int().meta({ description: 'Total of the roll.' }),
+    total: z.number().int().meta({
+      description:
+        'Total of the roll: the dice groups plus the modifiers, or with an `expression`, its root value rounded down.',
+    }),
     advantageState: AdvantageStateSchema,
     tag: z
       .string()
       .optional()
       .meta({ description: 'The trailing tag word, when the formula ends with one.' }),
+    expression: z.optional(ExpressionNodeSchema).meta({
+      description:
+        'Present only when the formula or a bonus uses parentheses, *, /, a function or a group: the evaluated tree, each node with its value. Then `total` is its root value rounded down, and `modifiers` hold only the flat numbers of the top-level sum.',
+      example: EXPRESSION_EXAMPLE,
+    }),
   })
   .meta({
     id: 'RollResponse',

@@ -2,7 +2,7 @@
 // and every second-edition response passes the response schema (strict: no undocumented field).
 
 import { describe, expect, it } from 'vitest';
-import { DIE_GROUP_FIELD_EXAMPLES, RollResponseSchema } from '../../src/api/schemas.js';
+import { DIE_GROUP_FIELD_EXAMPLES, EXPRESSION_EXAMPLE, RollResponseSchema } from '../../src/api/schemas.js';
 import { roll } from '../../src/index.js';
 import { scripted } from '../helpers/sources.js';
 
@@ -37,4 +37,22 @@ describe('the response schema', () => {
     expect(parsed).toEqual(response);
     expect(JSON.stringify(parsed)).toBe(JSON.stringify(response));
   });
+});
+
+describe('the expression example', () => {
+  it('is what the engine answers', () => {
+    const response = rolled('{1d8!, 1d6!}kh1[trait]+floor((2d6+3)/2)', [8, 3, 4, 5, 6]);
+    expect(response.expression).toEqual(EXPRESSION_EXAMPLE);
+    expect(response.total).toBe(18);
+  });
+
+  it.each(['(1d8+4)*2', '(1d8+4)/3', '{1d8!, 1d6!}kh1[trait]', '{3d6, 3d6}>=10f<5', '{4d6+3d8}kh3>4', 'max(1d20, 10)-abs(-2*1d4)'])(
+    'the response schema accepts %s, fields in schema order',
+    (formula) => {
+      const response = roll({ formula, bonuses: [2, 'round(1d6/4)'] });
+      expect(response.expression).toBeDefined();
+      const parsed = RollResponseSchema.parse(response);
+      expect(JSON.stringify(parsed)).toBe(JSON.stringify(response));
+    },
+  );
 });

@@ -85,6 +85,9 @@ export const ENGINE_FORMULAS: ReadonlyArray<{ name: string; formula: string; pee
   { name: 'fate', formula: '4dF' },
   { name: 'compound', formula: '3d6!!' },
   { name: 'clamp', formula: '2d6min3' },
+  // Second edition, part B.
+  { name: 'crit', formula: '(1d8+4)*2' },
+  { name: 'trait', formula: '{1d8!,1d6!}kh1' },
 ];
 
 /** The die the random sources race on. */

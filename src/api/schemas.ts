@@ -261,7 +261,10 @@ export const EXPRESSION_EXAMPLE = {
 } as const;
 
 const exactValue = () =>
-  z.string().optional().meta({ description: 'The exact value as "n/d", present only when `value` is not an integer.' });
+  z
+    .string()
+    .optional()
+    .meta({ description: 'The exact value as "n/d", present only when `value` is not an integer.' });
 
 const GroupItemSchema = z
   .strictObject({
@@ -276,12 +279,16 @@ const GroupItemSchema = z
 
 export const ExpressionNodeSchema: z.ZodType<ExpressionResult> = z
   .strictObject({
-    type: z.enum(['dice', 'number', 'operation', 'function', 'group']).meta({ description: 'What the node is.' }),
+    type: z
+      .enum(['dice', 'number', 'operation', 'function', 'group'])
+      .meta({ description: 'What the node is.' }),
     group: z.number().int().optional().meta({ description: '`dice`: the index of its DieGroup in `dice`.' }),
     operator: z
       .enum(['+', '-', '*', '/'])
       .optional()
-      .meta({ description: '`operation`: a sum (+), a minus with one operand (-), a product (*) or a quotient (/).' }),
+      .meta({
+        description: '`operation`: a sum (+), a minus with one operand (-), a product (*) or a quotient (/).',
+      }),
     name: z
       .enum(['floor', 'ceil', 'round', 'abs', 'min', 'max'])
       .optional()
@@ -292,7 +299,10 @@ export const ExpressionNodeSchema: z.ZodType<ExpressionResult> = z
     }),
     exact: exactValue(),
     get operands() {
-      return z.array(ExpressionNodeSchema).optional().meta({ description: '`operation`: its operands, in written order.' });
+      return z
+        .array(ExpressionNodeSchema)
+        .optional()
+        .meta({ description: '`operation`: its operands, in written order.' });
     },
     get arguments() {
       return z.array(ExpressionNodeSchema).optional().meta({ description: '`function`: its arguments.' });

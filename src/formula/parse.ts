@@ -289,7 +289,7 @@ function checkGroupModifiers(group: GroupNode, fail: (message: string, column: n
       fail('A keep must keep at least one item or die.', modifier.column);
     if (modifier.kind === 'failure' && !seen.has('success')) {
       fail(
-        'f counts failures and needs a success point on the same group ({3d6, 3d6}>=10f<5).',
+        'f counts failures and needs a success point on the same group ({3d6, 3d6}>=10f3).',
         modifier.column,
       );
     }

@@ -46,13 +46,17 @@ describe('the expression example', () => {
     expect(response.total).toBe(18);
   });
 
-  it.each(['(1d8+4)*2', '(1d8+4)/3', '{1d8!, 1d6!}kh1[trait]', '{3d6, 3d6}>=10f<5', '{4d6+3d8}kh3>4', 'max(1d20, 10)-abs(-2*1d4)'])(
-    'the response schema accepts %s, fields in schema order',
-    (formula) => {
-      const response = roll({ formula, bonuses: [2, 'round(1d6/4)'] });
-      expect(response.expression).toBeDefined();
-      const parsed = RollResponseSchema.parse(response);
-      expect(JSON.stringify(parsed)).toBe(JSON.stringify(response));
-    },
-  );
+  it.each([
+    '(1d8+4)*2',
+    '(1d8+4)/3',
+    '{1d8!, 1d6!}kh1[trait]',
+    '{3d6, 3d6}>=10f<5',
+    '{4d6+3d8}kh3>4',
+    'max(1d20, 10)-abs(-2*1d4)',
+  ])('the response schema accepts %s, fields in schema order', (formula) => {
+    const response = roll({ formula, bonuses: [2, 'round(1d6/4)'] });
+    expect(response.expression).toBeDefined();
+    const parsed = RollResponseSchema.parse(response);
+    expect(JSON.stringify(parsed)).toBe(JSON.stringify(response));
+  });
 });

@@ -133,7 +133,11 @@ describe('arithmetic', () => {
     expect(rollWith('abs(1d4-5)', [1]).total).toBe(4);
     expect(rollWith('max(1d20, 10)', [3]).total).toBe(10);
     expect(rollWith('min(1d20, 10, 1d4)', [3, 4]).total).toBe(3);
-    expect(rollWith('FLOOR(1d6/4)', [5]).expression).toMatchObject({ type: 'function', name: 'floor', value: 1 });
+    expect(rollWith('FLOOR(1d6/4)', [5]).expression).toMatchObject({
+      type: 'function',
+      name: 'floor',
+      value: 1,
+    });
   });
 
   it('signs in the tree: a dice term after - carries the sign; anything else gets a - node', () => {
@@ -164,13 +168,20 @@ describe('arithmetic', () => {
     });
     const unary = rollWith('-1d4*2', [3]);
     expect(unary.dice[0]).toMatchObject({ sign: -1, total: -3 });
-    expect(unary.expression).toMatchObject({ operator: '*', value: -6, operands: [{ type: 'dice', value: -3 }, {}] });
+    expect(unary.expression).toMatchObject({
+      operator: '*',
+      value: -6,
+      operands: [{ type: 'dice', value: -3 }, {}],
+    });
     const dice = rollWith('(5-1d4)', [3]);
     expect(dice.dice[0]).toMatchObject({ sign: -1, total: -3 });
     expect(rollWith('2*-(1d4)', [3]).expression).toMatchObject({
       operator: '*',
       value: -6,
-      operands: [{ type: 'number', value: 2 }, { operator: '-', value: -3 }],
+      operands: [
+        { type: 'number', value: 2 },
+        { operator: '-', value: -3 },
+      ],
     });
   });
 
@@ -291,7 +302,9 @@ describe('limits', () => {
     const error = formulaError(nested(17));
     expect(error.column).toBe(17);
     expect(error.message).toMatch(/16/);
-    expect(rollWith(`${'floor('.repeat(8)}${'{'.repeat(8)}1d6${'}'.repeat(8)}${')'.repeat(8)}`, [3]).total).toBe(3);
+    expect(
+      rollWith(`${'floor('.repeat(8)}${'{'.repeat(8)}1d6${'}'.repeat(8)}${')'.repeat(8)}`, [3]).total,
+    ).toBe(3);
     expect(formulaError(`${'abs('.repeat(17)}1d6${')'.repeat(17)}`).message).toMatch(/nest/);
   });
 
@@ -355,7 +368,12 @@ describe('the request', () => {
     const r = rollWith({ formula: '1d20+5', bonuses: ['(1d4)*2'] }, [10, 3]);
     expect(r.total).toBe(21);
     expect(r.modifiers).toEqual([5]);
-    expect(r.expression).toMatchObject({ operands: [{ operator: '+', value: 15 }, { operator: '*', value: 6 }] });
+    expect(r.expression).toMatchObject({
+      operands: [
+        { operator: '+', value: 15 },
+        { operator: '*', value: 6 },
+      ],
+    });
   });
 
   it('first-edition formulas keep their response: no expression', () => {

@@ -1,4 +1,4 @@
-// Rolls a prepared plan into a RollResponse (FORMULA.md "What the response means"). The hot path
+// Rolls a prepared plan into a RollResponse (docs/language.md "The response"). The hot path
 // of every request: per-die bookkeeping lives in preallocated typed arrays, and no closure or
 // object is created per die.
 
@@ -144,9 +144,9 @@ function evaluateRoll(
     type: 'operation',
     operator: '+',
     value: value.toNumber(),
+    ...(value.isInteger() ? {} : { exact: value.toString() }),
     operands: parts.map((part) => part.node),
   };
-  if (!value.isInteger()) node.exact = value.toString();
   return { value, node };
 }
 
@@ -454,7 +454,7 @@ function rollPlainGroup(plan: GroupPlan, random: RandomSource): DieGroup {
 /**
  * Marks in `dieKept` which of the `count` dice from `base` count, and returns how many. Ties are
  * broken by position: of equal values the earlier die is chosen first, kept first by a keep and
- * dropped first by a drop (docs/language.md).
+ * dropped first by a drop (docs/language.md "Ties").
  */
 function selectKept(rule: KeepRule, amount: number, base: number, count: number): number {
   const end = base + count;

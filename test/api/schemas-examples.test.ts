@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { DIE_GROUP_FIELD_EXAMPLES, EXPRESSION_EXAMPLE, RollResponseSchema } from '../../src/api/schemas.js';
 import { roll } from '../../src/index.js';
-import { scripted } from '../helpers/sources.js';
+import { scripted } from '../support/sources.js';
 
 const rolled = (formula: string, faces: number[]) => roll({ formula }, { random: scripted(faces) });
 

@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { roll } from '../../src/index.js';
-import { ALPHA, chiSquareCritical, chiSquareStatistic } from '../helpers/chi-square.js';
+import { ALPHA, chiSquareCritical, chiSquareStatistic } from '../support/chi-square.js';
 
 /** Rolls `formula` `rolls` times with the real source and counts each recorded value. */
 function valueCounts(formula: string, rolls: number, values: readonly number[]): number[] {

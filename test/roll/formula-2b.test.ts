@@ -11,7 +11,7 @@ import {
   type RollResponse,
   roll,
 } from '../../src/index.js';
-import { maxSource, scripted } from '../helpers/sources.js';
+import { maxSource, scripted } from '../support/sources.js';
 
 function rollWith(request: RollRequest | string, faces: readonly number[]): RollResponse {
   const source = scripted(faces);

@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type DieGroup, FormulaError, parseFormula, type RandomSource, roll } from '../../src/index.js';
-import { maxSource, minSource } from '../helpers/sources.js';
+import { maxSource, minSource } from '../support/sources.js';
 
 const compareArb = fc
   .tuple(fc.constantFrom('=', '<', '<=', '>', '>='), fc.integer({ min: -2, max: 12 }))

@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type RandomSource, type RollResponse, roll } from '../../src/index.js';
-import { maxSource, minSource } from '../helpers/sources.js';
+import { maxSource, minSource } from '../support/sources.js';
 
 type Spec =
   | { k: 'dice'; count: number; sides: number }

@@ -47,7 +47,7 @@ export function parseFormula(text: string, options?: ParseFormulaOptions): Formu
   }
   const node = runParser(text, 'Formula', item);
   checkTerms(node, item, 'formula');
-  if (diceTermsOf(node).length === 0) {
+  if (!hasDice(node)) {
     throw new FormulaError('A formula must roll at least one die.', item, undefined);
   }
   if (node.tag !== null) {
@@ -126,6 +126,11 @@ function walkDice(
   }
 }
 
+function hasDice(node: FormulaNode): boolean {
+  for (const term of node.terms) if (term.kind === 'dice') return true;
+  return usesArithmetic(node) && diceTermsOf(node).length > 0;
+}
+
 /** Every dice term of a parsed formula or fragment, in written order. */
 export function diceTermsOf(node: FormulaNode): DiceNode[] {
   const dice: DiceNode[] = [];
@@ -163,6 +168,10 @@ function runParser(text: string, startRule: 'Formula' | 'Fragment', item: string
 
 /** Range, limit and combination rules for the whole tree; `what` names the text in messages. */
 function checkTerms(node: FormulaNode, item: string, what: 'formula' | 'bonus'): void {
+  if (!usesArithmetic(node)) {
+    checkSum(node, item, what);
+    return;
+  }
   let advantageTerms = 0;
   let terms = 0;
   const fail = (message: string, column: number | undefined): never => {
@@ -270,6 +279,36 @@ function checkTerms(node: FormulaNode, item: string, what: 'formula' | 'bonus'):
     }
   };
   for (const term of node.terms) visit(term, 0, false, false);
+}
+
+/** checkTerms for a first-edition sum (dice terms and numbers only), without the tree walk. */
+function checkSum(node: FormulaNode, item: string, what: 'formula' | 'bonus'): void {
+  let advantageTerms = 0;
+  for (const term of node.terms) {
+    if (term.kind === 'flat') {
+      if (term.value > LIMITS.flatMaxAbs) {
+        throw new FormulaError(
+          `A number in a ${what} is at most ${formatInteger(LIMITS.flatMaxAbs)} in absolute value.`,
+          item,
+          term.column,
+        );
+      }
+      continue;
+    }
+    if (term.kind !== 'dice') continue;
+    checkDice(term, item);
+    const advantage = term.modifiers.find((m) => m.kind === 'advantage');
+    if (advantage !== undefined && ++advantageTerms > 1) {
+      throw new FormulaError(`A ${what} may have only one adv or dis term.`, item, advantage.column);
+    }
+  }
+  if (node.terms.length > LIMITS.termsMax) {
+    throw new FormulaError(
+      `A ${what} has at most ${LIMITS.termsMax} terms (dice terms and numbers).`,
+      item,
+      node.terms[LIMITS.termsMax]!.column,
+    );
+  }
 }
 
 function checkGroupModifiers(group: GroupNode, fail: (message: string, column: number) => never): void {

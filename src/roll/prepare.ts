@@ -180,19 +180,30 @@ export function prepareRoll(request: RollRequest, options?: PrepareOptions): Pre
     }
   }
 
+  // Every dice term in written order (formula, then bonuses), with its pool group if any.
+  let arithmetic = false;
+  const terms: Array<{ term: DiceNode; pool: GroupNode | undefined; item: string }> = [];
+  for (const { node, item } of fragments) {
+    if (usesArithmetic(node)) {
+      arithmetic = true;
+      forEachDice(node.terms, (term, pool) => terms.push({ term, pool, item }));
+    } else {
+      // A first-edition sum: its dice terms are its own terms.
+      for (const term of node.terms) if (term.kind === 'dice') terms.push({ term, pool: undefined, item });
+    }
+  }
+
   // At most one adv/dis term in the whole roll, and never together with the advantage field.
   let advantageTerm: DiceNode | undefined;
   let advantageModifier: AdvantageModifier | undefined;
-  for (const { node, item } of fragments) {
-    forEachDice(node.terms, (term) => {
-      const modifier = term.modifiers.find((m): m is AdvantageModifier => m.kind === 'advantage');
-      if (modifier === undefined) return;
-      if (advantageTerm !== undefined) {
-        throw new FormulaError('A roll may have only one adv or dis term.', item, modifier.column);
-      }
-      advantageTerm = term;
-      advantageModifier = modifier;
-    });
+  for (const { term, item } of terms) {
+    const modifier = term.modifiers.find((m): m is AdvantageModifier => m.kind === 'advantage');
+    if (modifier === undefined) continue;
+    if (advantageTerm !== undefined) {
+      throw new FormulaError('A roll may have only one adv or dis term.', item, modifier.column);
+    }
+    advantageTerm = term;
+    advantageModifier = modifier;
   }
   if (advantageTerm !== undefined && advantage !== 'normal') {
     throw new RequestError(
@@ -204,46 +215,39 @@ export function prepareRoll(request: RollRequest, options?: PrepareOptions): Pre
   // stands in written order; a pool group's terms are kept by their group, so none is plain.
   let advantaged: DiceNode | undefined;
   if (advantage !== 'normal') {
-    forEachDice(formula.terms, (term, pool) => {
-      if (
-        advantaged === undefined &&
+    advantaged = terms.find(
+      ({ term, pool, item }) =>
+        item === 'formula' &&
         pool === undefined &&
         term.sides === 20 &&
         term.faces === undefined &&
-        !term.modifiers.some((m) => m.kind === 'keep' || m.kind === 'drop' || m.kind === 'advantage')
-      ) {
-        advantaged = term;
-      }
-    });
+        !term.modifiers.some((m) => m.kind === 'keep' || m.kind === 'drop' || m.kind === 'advantage'),
+    )?.term;
   }
 
   const groups: GroupPlan[] = [];
   const deprecations: Deprecation[] = [];
-  const groupOf = new Map<DiceNode, number>();
+  const groupOf = arithmetic ? new Map<DiceNode, number>() : undefined;
   const pools = new Map<GroupNode, { first: number; size: number; keep: KeepRule; keepAmount: number }>();
-  let arithmetic = false;
   let diceCount = 0;
-  for (const { node, item } of fragments) {
-    if (usesArithmetic(node)) arithmetic = true;
-    forEachDice(node.terms, (term, poolGroup) => {
-      let pool: PoolPlan | undefined;
-      if (poolGroup !== undefined) {
-        let found = pools.get(poolGroup);
-        if (found === undefined) {
-          found = { first: groups.length, size: 0, ...groupKeep(poolGroup) };
-          pools.set(poolGroup, found);
-        }
-        found.size++;
-        pool = found;
+  for (const { term, pool: poolGroup, item } of terms) {
+    let pool: PoolPlan | undefined;
+    if (poolGroup !== undefined) {
+      let found = pools.get(poolGroup);
+      if (found === undefined) {
+        found = { first: groups.length, size: 0, ...groupKeep(poolGroup) };
+        pools.set(poolGroup, found);
       }
-      const group = planGroup(term, term === advantaged ? advantage : 'normal', poolGroup, pool);
-      if (term === advantageTerm && term.count === 1) {
-        deprecations.push({ message: ADVANTAGE_DEPRECATION, item });
-      }
-      groupOf.set(term, groups.length);
-      groups.push(group);
-      diceCount += group.count;
-    });
+      found.size++;
+      pool = found;
+    }
+    const group = planGroup(term, term === advantaged ? advantage : 'normal', poolGroup, pool);
+    if (term === advantageTerm && term.count === 1) {
+      deprecations.push({ message: ADVANTAGE_DEPRECATION, item });
+    }
+    groupOf?.set(term, groups.length);
+    groups.push(group);
+    diceCount += group.count;
   }
   const dicePerRoll = options?.dicePerRoll ?? LIMITS.dicePerRoll;
   if (diceCount > dicePerRoll) {
@@ -269,7 +273,7 @@ export function prepareRoll(request: RollRequest, options?: PrepareOptions): Pre
     tag: formula.tag?.word,
     diceCount,
     deprecations,
-    arithmetic: arithmetic ? { formula, bonuses: preparedBonuses, groupOf } : undefined,
+    arithmetic: groupOf === undefined ? undefined : { formula, bonuses: preparedBonuses, groupOf },
   };
 }
 
@@ -342,7 +346,8 @@ function planGroup(
   let multiplier = 1;
   let successRange: readonly [number, number] | undefined;
   let failureRange: readonly [number, number] | undefined;
-  const [lowest, highest] = faceBounds(term);
+  const lowest = term.faces === undefined ? 1 : faceBounds(term)[0];
+  const highest = term.faces === undefined ? term.sides : faceBounds(term)[1];
   let highRange: readonly [number, number] = [highest, highest];
   let lowRange: readonly [number, number] = [lowest, lowest];
   let clamped = false;
@@ -401,7 +406,7 @@ function planGroup(
     keepAmount = 1;
     count = Math.max(count, 2);
   }
-  const [clampLow, clampHigh] = clampBounds(term);
+  const [clampLow, clampHigh] = clamped ? clampBounds(term) : [lowest, highest];
   const recordThrows = rerollLimit > 0 || explode !== ExplodeRule.None;
   return {
     sides: term.sides,

@@ -111,6 +111,21 @@ describe('playground', () => {
     expect(penetrated).toMatch(/!2~1/);
   });
 
+  it('prints the evaluated expression tree with each node\'s value', async () => {
+    const { stdout, code } = await playground('{1d8!, 1d6!}kh1[trait]+floor((2d6+3)/2)');
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/group, item totals \[trait\]/);
+    expect(stdout).toMatch(/expression \(total = -?\d+, the root rounded down\)/);
+    expect(stdout).toMatch(/group \[trait\] = \d+/);
+    expect(stdout).toMatch(/item = \d+ kept/);
+    expect(stdout).toMatch(/item = \d+ dropped/);
+    expect(stdout).toMatch(/floor\(\) = \d+/);
+    expect(stdout).toMatch(/\/ = \d+(\/2)?/);
+    const json = JSON.parse((await playground('(1d8+4)*2', '--json')).stdout);
+    expect(json.roll.expression).toMatchObject({ type: 'operation', operator: '*' });
+    expect(json.roll.total).toBe(json.roll.expression.value);
+  });
+
   it('--trace prints the rule trace of the runtime-compiled grammar', async () => {
     const { stdout } = await playground('d20', '--trace');
     expect(stdout).toMatch(/enter Formula/);

@@ -271,6 +271,14 @@ function checkTerms(node: FormulaNode, item: string, what: 'formula' | 'bonus'):
               stranger.column,
             );
           }
+          let dice = 0;
+          for (const term of node.items[0]!.terms) dice += term.kind === 'dice' ? term.count : 0;
+          if (dice > LIMITS.diceCountMax) {
+            fail(
+              `A pool group throws at most ${formatInteger(LIMITS.diceCountMax)} dice, as one dice term does.`,
+              node.column,
+            );
+          }
         }
         for (const groupItem of node.items)
           for (const term of groupItem.terms) visit(term, depth + 1, divisor, poolGroup);

@@ -348,8 +348,8 @@ function planGroup(
   let failureRange: readonly [number, number] | undefined;
   const lowest = term.faces === undefined ? 1 : faceBounds(term)[0];
   const highest = term.faces === undefined ? term.sides : faceBounds(term)[1];
-  let highRange: readonly [number, number] = [highest, highest];
-  let lowRange: readonly [number, number] = [lowest, lowest];
+  let highRange: readonly [number, number] | undefined;
+  let lowRange: readonly [number, number] | undefined;
   let clamped = false;
   const modifiers: ReadonlyArray<DiceModifier | GroupModifier> =
     poolGroup === undefined
@@ -431,10 +431,10 @@ function planGroup(
     countFailures: failureRange !== undefined,
     failureLow: (failureRange ?? EMPTY)[0],
     failureHigh: (failureRange ?? EMPTY)[1],
-    highLow: highRange[0],
-    highHigh: highRange[1],
-    lowLow: lowRange[0],
-    lowHigh: lowRange[1],
+    highLow: highRange === undefined ? highest : highRange[0],
+    highHigh: highRange === undefined ? highest : highRange[1],
+    lowLow: lowRange === undefined ? lowest : lowRange[0],
+    lowHigh: lowRange === undefined ? lowest : lowRange[1],
     recordThrows,
     plain:
       pool === undefined &&
@@ -443,10 +443,8 @@ function planGroup(
       term.faces === undefined &&
       !clamped &&
       successRange === undefined &&
-      highRange[0] === highest &&
-      highRange[1] === highest &&
-      lowRange[0] === 1 &&
-      lowRange[1] === 1,
+      highRange === undefined &&
+      lowRange === undefined,
     label: term.label?.text,
     pool,
   };

@@ -37,31 +37,22 @@ export interface RollOptions {
 const EXPLODE_CAP = LIMITS.explodeCap;
 
 // Scratch space for the dice being rolled, reused by every roll: rolling is synchronous, so no
-// two rolls ever use it at once. Indexed by die; grows when a roll throws more dice than fit.
-let capacity = Math.max(LIMITS.diceCountMax, 2);
+// two rolls ever use it at once. Indexed by die: a dice term, and a pool group, throws at most
+// diceCountMax dice (the parser checks both). `const`, so the hot loops read them directly.
+const capacity = Math.max(LIMITS.diceCountMax, 2);
 /** Index in a group's `results` of each die's final throw (its chain starts there). */
-let chainStart = new Int32Array(capacity);
+const chainStart = new Int32Array(capacity);
 /** Index in a group's `results` just past each die's chain. */
-let chainEnd = new Int32Array(capacity);
+const chainEnd = new Int32Array(capacity);
 /** Each die's value: final throw plus explosion extras (as recorded). */
-let dieValue = new Float64Array(capacity);
+const dieValue = new Float64Array(capacity);
 /** The face each die's final throw showed, before clamping (natural flags read it). */
-let dieFace = new Float64Array(capacity);
+const dieFace = new Float64Array(capacity);
 /** 1 when the die counts. */
-let dieKept = new Uint8Array(capacity);
+const dieKept = new Uint8Array(capacity);
 /** Dice indices ordered for keep/drop. */
-let order = new Int32Array(capacity);
+const order = new Int32Array(capacity);
 
-function ensureCapacity(dice: number): void {
-  if (dice <= capacity) return;
-  capacity = dice;
-  chainStart = new Int32Array(capacity);
-  chainEnd = new Int32Array(capacity);
-  dieValue = new Float64Array(capacity);
-  dieFace = new Float64Array(capacity);
-  dieKept = new Uint8Array(capacity);
-  order = new Int32Array(capacity);
-}
 /** Groups up to this many dice are ordered for keep/drop by insertion sort. */
 const SMALL_GROUP = 16;
 /** Face counts for sorting `kept` of dice with few sides. */
@@ -162,7 +153,6 @@ function rollPool(
 ): void {
   let size = 0;
   for (let m = pool.first; m < pool.first + pool.size; m++) size += groups[m]!.count;
-  ensureCapacity(size);
   const thrown: Thrown[] = [];
   let base = 0;
   for (let m = pool.first; m < pool.first + pool.size; m++) {
@@ -202,7 +192,6 @@ function checkedSource(random: RandomSource): RandomSource {
 
 function rollGroup(plan: GroupPlan, random: RandomSource): DieGroup {
   if (plan.plain) return rollPlainGroup(plan, random);
-  ensureCapacity(plan.count);
   const thrown = throwGroup(plan, random, 0);
   const keptDice = selectKept(plan.keep, plan.keepAmount, 0, plan.count);
   return finishGroup(plan, thrown, 0, keptDice);

@@ -278,6 +278,13 @@ describe('groups', () => {
     expect(rollWith('{6d10>=8, 4d10>=8}', [8, 1, 1, 1, 1, 9, 10, 1, 1, 1]).total).toBe(3);
   });
 
+  it('a pool throws at most 1000 dice, as one dice term does', () => {
+    expect(countDice({ formula: '{600d6+400d6}kh3' })).toBe(1000);
+    expect(formulaError({ formula: '{600d6+401d6}kh3' }).message).toMatch(
+      /pool group throws at most 1,000 dice/,
+    );
+  });
+
   it('a pool item only adds dice terms, which have no keep or counting of their own', () => {
     expect(formulaError('{4d6-3d8}kh3').column).toBe(6);
     expect(formulaError('{4d6+3}kh3').message).toMatch(/pool/);

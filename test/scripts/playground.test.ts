@@ -111,7 +111,7 @@ describe('playground', () => {
     expect(penetrated).toMatch(/!2~1/);
   });
 
-  it('prints the evaluated expression tree with each node\'s value', async () => {
+  it("prints the evaluated expression tree with each node's value", async () => {
     const { stdout, code } = await playground('{1d8!, 1d6!}kh1[trait]+floor((2d6+3)/2)');
     expect(code).toBe(0);
     expect(stdout).toMatch(/group, item totals \[trait\]/);

@@ -170,7 +170,9 @@ interface Printed {
 function printTree(node: Printed, prefix: string, last: boolean, lines: string[], root = false): void {
   lines.push(root ? node.line : `${prefix}${last ? '└─ ' : '├─ '}${node.line}`);
   const inner = root ? '' : `${prefix}${last ? '   ' : '│  '}`;
-  node.children.forEach((child, i) => printTree(child, inner, i === node.children.length - 1, lines));
+  node.children.forEach((child, i) => {
+    printTree(child, inner, i === node.children.length - 1, lines);
+  });
 }
 
 function astTree(ast: FormulaNode): string[] {

@@ -28,7 +28,7 @@ const NO_DICE: DiceLookup = () => {
 };
 
 /** The exact value of a tree without dice (a divisor), or of any tree given its dice. */
-export function valueOf(node: ExpressionNode, dice: DiceLookup = NO_DICE): Rational {
+export function constantValue(node: ExpressionNode, dice: DiceLookup = NO_DICE): Rational {
   return evaluate(node, dice).value;
 }
 

@@ -14,7 +14,7 @@ import type {
   FormulaNode,
   GroupNode,
 } from './ast.js';
-import { valueOf } from './evaluate.js';
+import { constantValue } from './evaluate.js';
 import type { Expectation } from './generated/parser.js';
 import { SyntaxError as GeneratedSyntaxError, parse as generatedParse } from './generated/parser.js';
 
@@ -239,7 +239,7 @@ function checkTerms(node: FormulaNode, item: string, what: 'formula' | 'bonus'):
       case 'product':
         visit(node.left, depth, divisor, false);
         visit(node.right, depth, divisor || node.operator === '/', false);
-        if (node.operator === '/' && valueOf(node.right).isZero()) {
+        if (node.operator === '/' && constantValue(node.right).isZero()) {
           fail('A divisor must not be zero.', node.right.column);
         }
         return;

@@ -28,7 +28,18 @@ export interface Config {
   workers: number;
   /** How long in-flight requests get to finish on SIGTERM/SIGINT before the process exits anyway. */
   shutdownGraceMs: number;
+  /** Receipts and tables (docs/trust.md): the signing key, retired public keys, where SQLite lives, and the table limits. */
+  signingKeyFile: string | undefined;
+  signingRetiredKeysFile: string | undefined;
+  dataDir: string;
+  tableRetentionDays: number;
+  tableMaxEntries: number;
+  tablesPerHour: number;
+  sseConnectionsPerAddress: number;
 }
+
+/** Where the SQLite file of tables and receipts lives without DATA_DIR (relative to the working directory). */
+export const DEFAULT_DATA_DIR = './data';
 
 /** Upper bound for WORKERS: far above any core count, low enough to catch a typo. */
 export const MAX_WORKERS = 256;
@@ -126,6 +137,11 @@ const logLevel = z
     return level;
   });
 
+const optionalPath = z
+  .string()
+  .optional()
+  .transform((text) => (text === undefined || text.trim() === '' ? undefined : text.trim()));
+
 const EnvSchema = z.object({
   PORT: integer('PORT', 0, 65_535, 3000),
   HOST: host,
@@ -139,6 +155,13 @@ const EnvSchema = z.object({
   LOG_LEVEL: logLevel,
   WORKERS: integer('WORKERS', 1, MAX_WORKERS, 1),
   SHUTDOWN_GRACE_MS: integer('SHUTDOWN_GRACE_MS', 1, 600_000, SHUTDOWN_GRACE_MS),
+  SIGNING_KEY_FILE: optionalPath,
+  SIGNING_RETIRED_KEYS_FILE: optionalPath,
+  DATA_DIR: optionalPath,
+  TABLE_RETENTION_DAYS: integer('TABLE_RETENTION_DAYS', 1, 3650, LIMITS.tableRetentionDays),
+  TABLE_MAX_ENTRIES: integer('TABLE_MAX_ENTRIES', 1, 1_000_000, LIMITS.tableMaxEntries),
+  TABLES_PER_HOUR: integer('TABLES_PER_HOUR', 1, 1_000_000, LIMITS.tablesPerHour),
+  SSE_CONNECTIONS_PER_ADDRESS: integer('SSE_CONNECTIONS_PER_ADDRESS', 1, 100_000, LIMITS.sseConnectionsPerAddress),
 });
 
 /** Reads the configuration; throws ConfigError with one line naming every bad variable. */
@@ -167,6 +190,13 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     logLevel: e.LOG_LEVEL,
     workers: e.WORKERS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    signingKeyFile: e.SIGNING_KEY_FILE,
+    signingRetiredKeysFile: e.SIGNING_RETIRED_KEYS_FILE,
+    dataDir: e.DATA_DIR ?? DEFAULT_DATA_DIR,
+    tableRetentionDays: e.TABLE_RETENTION_DAYS,
+    tableMaxEntries: e.TABLE_MAX_ENTRIES,
+    tablesPerHour: e.TABLES_PER_HOUR,
+    sseConnectionsPerAddress: e.SSE_CONNECTIONS_PER_ADDRESS,
   };
 }
 

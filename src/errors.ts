@@ -8,7 +8,11 @@ export type ApiErrorCode =
   | 'payload_too_large'
   | 'rate_limited'
   | 'internal_error'
-  | 'not_found';
+  | 'not_found'
+  | 'table_full'
+  | 'too_many_tables'
+  | 'too_many_streams'
+  | 'unavailable';
 
 /** Base of every error the engine throws on purpose. */
 export abstract class DiceError extends Error {

@@ -16,9 +16,11 @@ export interface ApiError {
 export const CODES_OF_STATUS = {
   400: ['invalid_request', 'invalid_formula', 'too_many_dice'],
   404: ['not_found'],
+  409: ['table_full'],
   413: ['payload_too_large'],
-  429: ['rate_limited'],
+  429: ['rate_limited', 'too_many_tables', 'too_many_streams'],
   500: ['internal_error'],
+  503: ['unavailable'],
 } as const satisfies Record<number, readonly ApiErrorCode[]>;
 
 export type ErrorStatus = keyof typeof CODES_OF_STATUS;
@@ -74,9 +76,11 @@ export const internalError = (): ApiError => apiError('internal_error', INTERNAL
 const TRPC_CODE_OF_STATUS: Readonly<Record<number, TRPC_ERROR_CODE_KEY>> = {
   400: 'BAD_REQUEST',
   404: 'NOT_FOUND',
+  409: 'CONFLICT',
   413: 'PAYLOAD_TOO_LARGE',
   429: 'TOO_MANY_REQUESTS',
   500: 'INTERNAL_SERVER_ERROR',
+  503: 'SERVICE_UNAVAILABLE',
 };
 
 /** A dice error as a tRPC error with the matching status, so tRPC clients see 400, not 500. */

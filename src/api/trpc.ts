@@ -4,6 +4,7 @@ import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { ApiErrorCode } from '../errors.js';
 import type { RandomSource } from '../roll/types.js';
+import type { Trust } from '../trust/service.js';
 import { apiErrorOf, internalError } from './errors.js';
 
 /** The one logging call procedures make (pino-compatible, so a request logger carries its id). */
@@ -17,6 +18,10 @@ export interface DiceContext {
   random: RandomSource;
   dicePerRoll: number;
   dicePerBatch: number;
+  /** Receipts and tables: the signing key and the store. */
+  trust?: Trust | undefined;
+  /** The client address (as TRUST_PROXY decides), which table creations count against. */
+  address?: string | undefined;
 }
 
 export interface ApiErrorData {

@@ -10,12 +10,14 @@ import type { DiceContext } from '../api/trpc.js';
 import type { Config } from '../config.js';
 import { cryptoRandom } from '../index.js';
 import type { RandomSource } from '../roll/types.js';
+import { Trust } from '../trust/service.js';
 import { PACKAGE_NAME, VERSION } from '../version.js';
 import { registerRestBridge } from './bridge.js';
 import { docsPlugin } from './docs.js';
 import { answerClientError, needsLogging, replyWithError, toApiError } from './errors.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { registerRateLimit } from './rate-limit.js';
+import { registerTableEvents } from './table-events.js';
 
 /** Test-only ways in; nothing here is reachable over HTTP. */
 export interface AppSeams {
@@ -23,6 +25,8 @@ export interface AppSeams {
   random?: RandomSource;
   /** Where the log lines go (default: stdout). */
   logStream?: DestinationStream;
+  /** Receipts and tables (default: from the configuration, closed with the app). */
+  trust?: Trust;
 }
 
 export const INDEX_LINKS = { openapi: '/openapi.json', health: '/v1/health', docs: '/docs' } as const;
@@ -77,11 +81,20 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
   );
 
   const random = seams.random ?? cryptoRandom;
+  const trust = seams.trust ?? (await Trust.fromConfig(config, app.log));
+  if (seams.trust === undefined) app.addHook('onClose', () => trust.close());
   const contextOf = (request: FastifyRequest): DiceContext => ({
     log: request.log,
     random,
     dicePerRoll: config.dicePerRoll,
     dicePerBatch: config.dicePerBatch,
+    trust,
+    address: request.ip,
+  });
+
+  registerTableEvents(app, {
+    trust,
+    replyWithError: (request, reply, error) => replyWithError(request, reply, error, bodyLimit),
   });
 
   registerRestBridge(app, appRouter, { contextOf, bodyLimitBytes: bodyLimit });

@@ -175,7 +175,7 @@ export function registerRestBridge(
     methodsOfPath.set(operation.path, [...(methodsOfPath.get(operation.path) ?? []), operation.method]);
     app.route({
       method: operation.method,
-      url: operation.path,
+      url: operation.path.replace(/\{(\w+)\}/g, ':$1'),
       // fast-json-stringify from the procedure's own output schema: the output is already
       // validated by tRPC, so this only makes the reply cheaper to write.
       schema:
@@ -187,7 +187,10 @@ export function registerRestBridge(
               },
             },
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
-        const input = fromQuery ? request.query : request.body;
+        const params = request.params as Record<string, string> | undefined;
+        const raw = fromQuery ? request.query : request.body;
+        const input =
+          params === undefined || Object.keys(params).length === 0 ? raw : { ...(raw as object), ...params };
         try {
           return await call(request, input);
         } catch (error) {
@@ -203,7 +206,7 @@ export function registerRestBridge(
     const wrongMethod = apiError('invalid_request', `${path} answers ${methods.join(' and ')} only.`);
     app.route({
       method: others,
-      url: path,
+      url: path.replace(/\{(\w+)\}/g, ':$1'),
       handler: (request, reply) => replyWithError(request, reply, wrongMethod, bodyLimitBytes),
     });
   }

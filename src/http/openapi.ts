@@ -25,6 +25,9 @@ import {
   RollRequestSchema,
   RollResponseSchema,
 } from '../api/schemas.js';
+import { TABLE_NOT_FOUND_MESSAGE, UNAVAILABLE_MESSAGE } from '../api/tables.js';
+import { LIMITS } from '../limits.js';
+import { TableFullError } from '../store/store.js';
 import { PACKAGE_NAME, VERSION } from '../version.js';
 import { restOperations } from './bridge.js';
 
@@ -48,6 +51,9 @@ export function errorExamples(
     413: errorBodyOf(apiError('payload_too_large', payloadTooLargeMessage(bodyLimitBytes))),
     429: errorBodyOf(apiError('rate_limited', RATE_LIMITED_MESSAGE)),
     500: errorBodyOf(apiError('internal_error', INTERNAL_ERROR_MESSAGE)),
+    404: errorBodyOf(apiError('not_found', TABLE_NOT_FOUND_MESSAGE)),
+    409: errorBodyOf(apiError('table_full', new TableFullError(LIMITS.tableMaxEntries).message)),
+    503: errorBodyOf(apiError('unavailable', UNAVAILABLE_MESSAGE)),
   };
 }
 

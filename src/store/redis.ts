@@ -93,6 +93,8 @@ export class RedisStore implements Store {
   /** Runs `operation`; any failure that is not a table rule becomes StoreUnavailableError. */
   private async guarded<T>(operation: () => Promise<T>): Promise<T> {
     try {
+      // Only a connection still being made for the first time is waited for; a lost one fails fast.
+      if (this.redis.status === 'connecting' || this.redis.status === 'wait') await waitReady(this.redis);
       return await operation();
     } catch (error) {
       if (isDomainError(error)) throw error;

@@ -1,9 +1,14 @@
 // The shape of a receipt, shared by the signer, the store, the verifier and the typed client.
 // Plain data only: everything here is an integer, a string or a boolean (docs/trust.md).
-import type { RollRequest, RollResponse } from '../roll/types.js';
+import type { AdvantageState, RollResponse } from '../roll/types.js';
 
 /** What was asked: the roll request as rolled, without the receipt and table switches. */
-export type SignedRequest = Pick<RollRequest, 'formula' | 'advantage' | 'bonuses' | 'tags'>;
+export interface SignedRequest {
+  formula: string;
+  advantage?: AdvantageState;
+  bonuses?: Array<number | string>;
+  tags?: string[];
+}
 
 /** Everything a receipt's signature covers. */
 export interface ReceiptBody {

@@ -31,16 +31,32 @@ export class Trust {
   private opened: Store | undefined;
   private readonly streams = new Map<string, number>();
 
+  private unannounced: (() => void) | undefined;
+
   constructor(
     readonly keys: SigningKeys,
     private readonly openStore: () => Store,
     readonly limits: StoreLimits & { sseConnectionsPerAddress: number },
-  ) {}
+    /** Said once, before the first signature, unless announce() said it already. */
+    private readonly announcement?: () => void,
+  ) {
+    this.unannounced = announcement;
+  }
 
-  /** From the configuration: loads or generates the key (warning loudly when generated). */
+  /** Logs the generated-key warning now (the server does at start) rather than at the first receipt. */
+  announce(): void {
+    this.unannounced?.();
+    this.unannounced = undefined;
+  }
+
+  /**
+   * From the configuration: loads or generates the key. A generated key is warned about loudly,
+   * by announce() at start or else before the first receipt (an app built in a test that never
+   * signs stays quiet).
+   */
   static async fromConfig(config: Config, log: TrustLog): Promise<Trust> {
     const keys = await loadSigningKeys({ keyFile: config.signingKeyFile, retiredKeysFile: config.signingRetiredKeysFile });
-    if (keys.generated) log.warn({ kid: keys.kid }, GENERATED_KEY_WARNING);
+    const announcement = keys.generated ? () => log.warn({ kid: keys.kid }, GENERATED_KEY_WARNING) : undefined;
     const limits = {
       retentionMs: config.tableRetentionDays * DAY_MS,
       maxEntries: config.tableMaxEntries,
@@ -56,7 +72,7 @@ export class Trust {
       );
       return store;
     };
-    return new Trust(keys, openStore, limits);
+    return new Trust(keys, openStore, limits, announcement);
   }
 
   /** The store, opened now if it was not yet (the SQLite file and DATA_DIR are created here). */
@@ -65,8 +81,17 @@ export class Trust {
     return this.opened;
   }
 
+  /** Opens the store now; with Redis, waits briefly for it but starts anyway when it is down (tables answer 503 until it is back). */
+  async open(log?: TrustLog): Promise<void> {
+    const store = this.store;
+    if (store instanceof RedisStore) {
+      await store.ready().catch(() => log?.warn({}, 'Redis is not reachable yet: table operations answer 503 until it is'));
+    }
+  }
+
   /** Signs a roll made outside any table and keeps the receipt. */
   async sign(request: SignedRequest, roll: RollResponse): Promise<Receipt> {
+    this.announce();
     const receipt = signReceipt(this.keys, { request, roll });
     await this.store.saveReceipt(receipt, Date.now());
     return receipt;
@@ -74,6 +99,7 @@ export class Trust {
 
   /** Signs a roll as the next entry of a table's log. */
   signAtTable(table: string, request: SignedRequest, roll: RollResponse): Promise<Receipt> {
+    this.announce();
     const now = Date.now();
     return this.store.append(table, (seq, prev) => signReceipt(this.keys, { request, roll, table, seq, prev }, now), now);
   }

@@ -40,7 +40,11 @@ const fmt = (value: number, digits = 0) => value.toLocaleString('en-US', { maxim
 
 async function inProcess(): Promise<void> {
   const app = await buildApp(
-    defaultConfig({ dataDir: mkdtempSync(join(tmpdir(), 'fairdice-bench-trust-')), rateLimitMax: 1_000_000_000, logLevel: 'silent' }),
+    defaultConfig({
+      dataDir: mkdtempSync(join(tmpdir(), 'fairdice-bench-trust-')),
+      rateLimitMax: 1_000_000_000,
+      logLevel: 'silent',
+    }),
   );
   const table = (await app.inject({ method: 'POST', url: '/v1/tables' })).json() as { id: string };
   const body = (extra: object) => JSON.stringify({ formula: '4d6kh3+2', ...extra });
@@ -50,7 +54,12 @@ async function inProcess(): Promise<void> {
   const timed = async (name: string, payload: () => string, count: number) => {
     const start = process.cpuUsage();
     for (let i = 0; i < count; i++) {
-      const response = await app.inject({ method: 'POST', url: '/v1/roll', headers: { 'content-type': 'application/json' }, payload: payload() });
+      const response = await app.inject({
+        method: 'POST',
+        url: '/v1/roll',
+        headers: { 'content-type': 'application/json' },
+        payload: payload(),
+      });
       if (response.statusCode !== 200) throw new Error(`${name}: ${response.statusCode} ${response.body}`);
     }
     const used = process.cpuUsage(start);
@@ -64,43 +73,67 @@ async function inProcess(): Promise<void> {
     perRound['receipt: true']!.push(await timed('signed', () => payloads.signed, perSlice));
     // A new table whenever one fills up, so every round measures appends, not 409s.
     perRound['at a table']!.push(
-      await timed('table', () => {
-        tableRolls++;
-        return body({ table: table.id });
-      }, Math.min(perSlice, 9_000 - (tableRolls % 9_000))),
+      await timed(
+        'table',
+        () => {
+          tableRolls++;
+          return body({ table: table.id });
+        },
+        Math.min(perSlice, 9_000 - (tableRolls % 9_000)),
+      ),
     );
   }
   await app.close();
   console.log('POST /v1/roll in process (app.inject), requests per CPU second, median of rounds:');
   for (const [name, values] of Object.entries(perRound)) {
     const ops = median(values);
-    console.log(`  ${name.padEnd(14)} ${fmt(ops).padStart(8)} /s   ${fmt(1e6 / ops, 1).padStart(6)} us per request`);
+    console.log(
+      `  ${name.padEnd(14)} ${fmt(ops).padStart(8)} /s   ${fmt(1e6 / ops, 1).padStart(6)} us per request`,
+    );
   }
 
   const context = { log: { warn() {} }, random: cryptoRandom, dicePerRoll: 1000, dicePerBatch: 1000 };
   const request = { formula: '4d6kh3+2' };
   const micro = interleave(
     [
-      { name: 'rollOne', run: (n) => { let t = 0; for (let i = 0; i < n; i++) t += rollOne(request, context).total; return t; } },
-      { name: 'receipt-aware', run: (n) => { let t = 0; for (let i = 0; i < n; i++) t += (rollOneMaybeSigned(request, context) as { total: number }).total; return t; } },
+      {
+        name: 'rollOne',
+        run: (n) => {
+          let t = 0;
+          for (let i = 0; i < n; i++) t += rollOne(request, context).total;
+          return t;
+        },
+      },
+      {
+        name: 'receipt-aware',
+        run: (n) => {
+          let t = 0;
+          for (let i = 0; i < n; i++) t += (rollOneMaybeSigned(request, context) as { total: number }).total;
+          return t;
+        },
+      },
     ],
     ROUNDS,
     SLICE_MS,
   );
   console.log('Unsigned roll, engine only (rolls per CPU second, median of rounds):');
-  for (const [name, values] of Object.entries(micro)) console.log(`  ${name.padEnd(14)} ${fmt(median(values)).padStart(10)} /s`);
+  for (const [name, values] of Object.entries(micro))
+    console.log(`  ${name.padEnd(14)} ${fmt(median(values)).padStart(10)} /s`);
 }
 
 function post(port: number, path: string, body: unknown): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, path, method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        text += chunk;
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-    });
+    const req = httpRequest(
+      { host: '127.0.0.1', port, path, method: 'POST', headers: { 'content-type': 'application/json' } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          text += chunk;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
     req.on('error', reject);
     req.end(JSON.stringify(body));
   });
@@ -142,23 +175,30 @@ async function fanOut(): Promise<void> {
     const requests: ReturnType<typeof httpRequest>[] = [];
     let ready = 0;
     const connected = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`only ${ready} of ${SUBSCRIBERS} subscribers connected`)), TIMEOUT_MS);
+      const timer = setTimeout(
+        () => reject(new Error(`only ${ready} of ${SUBSCRIBERS} subscribers connected`)),
+        TIMEOUT_MS,
+      );
       for (let i = 0; i < SUBSCRIBERS; i++) {
-        const req = httpRequest({ host: '127.0.0.1', port, path: `/v1/tables/${table.id}/events`, agent: false }, (res) => {
-          if (res.statusCode !== 200) reject(new Error(`subscriber ${i}: ${res.statusCode}`));
-          res.setEncoding('utf8');
-          let first = true;
-          res.on('data', (chunk: string) => {
-            if (first) {
-              first = false;
-              if (++ready === SUBSCRIBERS) {
-                clearTimeout(timer);
-                resolve();
+        const req = httpRequest(
+          { host: '127.0.0.1', port, path: `/v1/tables/${table.id}/events`, agent: false },
+          (res) => {
+            if (res.statusCode !== 200) reject(new Error(`subscriber ${i}: ${res.statusCode}`));
+            res.setEncoding('utf8');
+            let first = true;
+            res.on('data', (chunk: string) => {
+              if (first) {
+                first = false;
+                if (++ready === SUBSCRIBERS) {
+                  clearTimeout(timer);
+                  resolve();
+                }
               }
-            }
-            for (const match of chunk.matchAll(/^id: (\d+)$/gm)) arrivals[Number(match[1])]?.push(performance.now());
-          });
-        });
+              for (const match of chunk.matchAll(/^id: (\d+)$/gm))
+                arrivals[Number(match[1])]?.push(performance.now());
+            });
+          },
+        );
         req.on('error', reject);
         req.end();
         requests.push(req);
@@ -173,7 +213,8 @@ async function fanOut(): Promise<void> {
       if (answer.status !== 200) throw new Error(`roll ${seq}: ${answer.status}`);
       const deadline = Date.now() + TIMEOUT_MS;
       while (arrivals[seq]!.length < SUBSCRIBERS) {
-        if (Date.now() > deadline) throw new Error(`roll ${seq} reached ${arrivals[seq]!.length} of ${SUBSCRIBERS}`);
+        if (Date.now() > deadline)
+          throw new Error(`roll ${seq} reached ${arrivals[seq]!.length} of ${SUBSCRIBERS}`);
         await new Promise((resolve) => setTimeout(resolve, 1));
       }
       toFirst.push(Math.min(...arrivals[seq]!) - start);
@@ -181,9 +222,13 @@ async function fanOut(): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     for (const req of requests) req.destroy();
-    console.log(`SSE fan-out: one roll at a table to ${SUBSCRIBERS} subscribers (server process, SQLite store), ${ROLLS} rolls:`);
+    console.log(
+      `SSE fan-out: one roll at a table to ${SUBSCRIBERS} subscribers (server process, SQLite store), ${ROLLS} rolls:`,
+    );
     console.log(`  to the first subscriber: median ${fmt(median(toFirst), 1)} ms`);
-    console.log(`  to the last subscriber:  median ${fmt(median(toLast), 1)} ms, max ${fmt(Math.max(...toLast), 1)} ms`);
+    console.log(
+      `  to the last subscriber:  median ${fmt(median(toLast), 1)} ms, max ${fmt(Math.max(...toLast), 1)} ms`,
+    );
   } finally {
     killChild();
   }

@@ -8,6 +8,10 @@ export type { AppRouter } from './api/router.js';
 export type { ApiErrorData } from './api/trpc.js';
 export type { ApiErrorCode } from './errors.js';
 export type { AdvantageState, DieGroup, RollRequest, RollResponse } from './roll/types.js';
+// Receipt verification runs on WebCrypto alone, so the client checks receipts with no server call.
+export type { Jwks, Receipt } from './trust/receipt.js';
+export type { ChainResult, VerifyResult } from './trust/verify.js';
+export { verifyChain, verifyReceipt } from './trust/verify.js';
 
 export type DiceClient = ReturnType<typeof createTRPCClient<AppRouter>>;
 

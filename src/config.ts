@@ -161,7 +161,12 @@ const EnvSchema = z.object({
   TABLE_RETENTION_DAYS: integer('TABLE_RETENTION_DAYS', 1, 3650, LIMITS.tableRetentionDays),
   TABLE_MAX_ENTRIES: integer('TABLE_MAX_ENTRIES', 1, 1_000_000, LIMITS.tableMaxEntries),
   TABLES_PER_HOUR: integer('TABLES_PER_HOUR', 1, 1_000_000, LIMITS.tablesPerHour),
-  SSE_CONNECTIONS_PER_ADDRESS: integer('SSE_CONNECTIONS_PER_ADDRESS', 1, 100_000, LIMITS.sseConnectionsPerAddress),
+  SSE_CONNECTIONS_PER_ADDRESS: integer(
+    'SSE_CONNECTIONS_PER_ADDRESS',
+    1,
+    100_000,
+    LIMITS.sseConnectionsPerAddress,
+  ),
 });
 
 /** Reads the configuration; throws ConfigError with one line naming every bad variable. */

@@ -5,6 +5,16 @@ import { LIMITS } from '../limits.js';
 import { VERSION } from '../version.js';
 import { CODES_OF_STATUS } from './errors.js';
 import {
+  BatchRollRequestSchema,
+  BatchRollResponseSchema,
+  ERROR_DESCRIPTIONS,
+  HealthResponseSchema,
+  ReceiptSchema,
+  RollQuerySchema,
+  RollRequestSchema,
+  RollResponseSchema,
+} from './schemas.js';
+import {
   createTable,
   publishedKeys,
   rollBatchMaybeSigned,
@@ -13,6 +23,7 @@ import {
   tableRolls,
   verify,
 } from './tables.js';
+import { publicProcedure, router } from './trpc.js';
 import {
   JwksSchema,
   RollIdSchema,
@@ -22,17 +33,6 @@ import {
   VerifyRequestSchema,
   VerifyResultSchema,
 } from './trust-schemas.js';
-import {
-  BatchRollRequestSchema,
-  ReceiptSchema,
-  BatchRollResponseSchema,
-  ERROR_DESCRIPTIONS,
-  HealthResponseSchema,
-  RollQuerySchema,
-  RollRequestSchema,
-  RollResponseSchema,
-} from './schemas.js';
-import { publicProcedure, router } from './trpc.js';
 
 /** The error statuses of every rolling operation (docs/api.md "Errors"). */
 const rollErrors = {
@@ -105,7 +105,10 @@ export const appRouter = router({
         description:
           'Creates a shared dice tray. Every roll made with `"table": "<id>"` is signed and appended to its log. ' +
           'Whoever holds the id may roll and read there.',
-        errorResponses: { 429: 'Too many requests, or too many tables created from this address this hour.', 503: 'The table store is unavailable.' },
+        errorResponses: {
+          429: 'Too many requests, or too many tables created from this address this hour.',
+          503: 'The table store is unavailable.',
+        },
       },
     })
     .input(z.strictObject({}).optional())
@@ -121,7 +124,12 @@ export const appRouter = router({
         tags: ['tables'],
         summary: "A table's log",
         description: `The entries with a sequence number above \`after\`, in order, at most ${LIMITS.tableRollsPerPage} at a time.`,
-        errorResponses: { 400: ERROR_DESCRIPTIONS[400], 404: 'No such table.', 429: ERROR_DESCRIPTIONS[429], 503: 'The table store is unavailable.' },
+        errorResponses: {
+          400: ERROR_DESCRIPTIONS[400],
+          404: 'No such table.',
+          429: ERROR_DESCRIPTIONS[429],
+          503: 'The table store is unavailable.',
+        },
       },
     })
     .input(TableRollsQuerySchema)
@@ -137,7 +145,12 @@ export const appRouter = router({
         tags: ['tables'],
         summary: 'A stored receipt',
         description: 'Any receipt the service made and still keeps (at a table or not), by its id.',
-        errorResponses: { 400: ERROR_DESCRIPTIONS[400], 404: 'No such receipt.', 429: ERROR_DESCRIPTIONS[429], 503: 'The table store is unavailable.' },
+        errorResponses: {
+          400: ERROR_DESCRIPTIONS[400],
+          404: 'No such receipt.',
+          429: ERROR_DESCRIPTIONS[429],
+          503: 'The table store is unavailable.',
+        },
       },
     })
     .input(RollIdSchema)
@@ -155,7 +168,11 @@ export const appRouter = router({
         description:
           'Checks a receipt against the keys of /.well-known/jwks.json, for callers that cannot verify Ed25519 themselves. ' +
           'An invalid receipt is a 200 with `valid: false` and the reason.',
-        errorResponses: { 400: ERROR_DESCRIPTIONS[400], 413: ERROR_DESCRIPTIONS[413], 429: ERROR_DESCRIPTIONS[429] },
+        errorResponses: {
+          400: ERROR_DESCRIPTIONS[400],
+          413: ERROR_DESCRIPTIONS[413],
+          429: ERROR_DESCRIPTIONS[429],
+        },
       },
     })
     .input(VerifyRequestSchema)
@@ -170,7 +187,8 @@ export const appRouter = router({
         protect: false,
         tags: ['tables'],
         summary: 'The public keys that verify receipts',
-        description: "JWKS (RFC 7517): the current Ed25519 key first, then retired ones; each `kid` is the key's RFC 7638 thumbprint.",
+        description:
+          "JWKS (RFC 7517): the current Ed25519 key first, then retired ones; each `kid` is the key's RFC 7638 thumbprint.",
         errorResponses: { 429: ERROR_DESCRIPTIONS[429] },
       },
     })

@@ -183,7 +183,10 @@ export const SignedRequestSchema = z
     bonuses: z.array(z.union([z.number().int(), z.string()])).optional(),
     tags: z.array(z.string()).optional(),
   })
-  .meta({ id: 'SignedRequest', description: 'What was asked: the roll request without its receipt and table switches.' });
+  .meta({
+    id: 'SignedRequest',
+    description: 'What was asked: the roll request without its receipt and table switches.',
+  });
 
 const receiptExample = {
   id: '019ab2c4-5e61-7a3b-9c2d-4f5e6a7b8c9d',
@@ -198,13 +201,20 @@ export const ReceiptSchema = z
   .strictObject({
     id: z.string().meta({ description: 'UUIDv7: unique, ordered by time.' }),
     time: z.string().meta({ description: 'When it was signed (RFC 3339, UTC, milliseconds).' }),
-    kid: z.string().meta({ description: 'Which key of /.well-known/jwks.json verifies it (RFC 7638 thumbprint).' }),
+    kid: z
+      .string()
+      .meta({ description: 'Which key of /.well-known/jwks.json verifies it (RFC 7638 thumbprint).' }),
     request: SignedRequestSchema,
     roll: RollSchema,
     table: z.string().optional().meta({ description: 'At a table: its id.' }),
-    seq: z.number().int().optional().meta({ description: "At a table: this entry's sequence number, from 1." }),
+    seq: z
+      .number()
+      .int()
+      .optional()
+      .meta({ description: "At a table: this entry's sequence number, from 1." }),
     prev: z.string().optional().meta({
-      description: 'At a table: SHA-256 (hex) of the canonical JSON of the entry before, 64 zeros for the first.',
+      description:
+        'At a table: SHA-256 (hex) of the canonical JSON of the entry before, 64 zeros for the first.',
     }),
     signature: z.string().meta({
       description: 'Ed25519 signature (base64url) over the RFC 8785 canonical JSON of every other field.',
@@ -212,14 +222,17 @@ export const ReceiptSchema = z
   })
   .meta({
     id: 'Receipt',
-    description: 'A signed record of one roll; verifiable offline against /.well-known/jwks.json (docs/trust.md).',
+    description:
+      'A signed record of one roll; verifiable offline against /.well-known/jwks.json (docs/trust.md).',
     example: receiptExample,
   });
 
 export const RollResponseSchema = z
   .strictObject({
     ...rollFields,
-    receipt: ReceiptSchema.optional().meta({ description: 'Present when a receipt was asked for, or at a table.' }),
+    receipt: ReceiptSchema.optional().meta({
+      description: 'Present when a receipt was asked for, or at a table.',
+    }),
   })
   .meta({
     id: 'RollResponse',
@@ -273,7 +286,11 @@ export const ERROR_SCHEMAS = {
   400: errorBody('BadRequestError', CODES_OF_STATUS[400], `${ERROR_DESCRIPTIONS[400]}.`),
   404: errorBody('NotFoundError', CODES_OF_STATUS[404], 'No such path, table or receipt.'),
   409: errorBody('ConflictError', CODES_OF_STATUS[409], 'The table holds its maximum of entries.'),
-  503: errorBody('UnavailableError', CODES_OF_STATUS[503], 'The table and receipt store is unavailable; plain rolls still work.'),
+  503: errorBody(
+    'UnavailableError',
+    CODES_OF_STATUS[503],
+    'The table and receipt store is unavailable; plain rolls still work.',
+  ),
   413: errorBody('PayloadTooLargeError', CODES_OF_STATUS[413], `${ERROR_DESCRIPTIONS[413]}.`),
   429: errorBody('RateLimitedError', CODES_OF_STATUS[429], ERROR_DESCRIPTIONS[429]),
   500: errorBody('InternalError', CODES_OF_STATUS[500], ERROR_DESCRIPTIONS[500]),

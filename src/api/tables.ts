@@ -28,7 +28,8 @@ export class TrustError extends DiceError {
 
 export const TABLE_NOT_FOUND_MESSAGE = 'No such table (it may have expired).';
 export const ROLL_NOT_FOUND_MESSAGE = 'No stored receipt has this id (it may have expired).';
-export const UNAVAILABLE_MESSAGE = 'The table and receipt store is unavailable; plain rolls still work. Try again shortly.';
+export const UNAVAILABLE_MESSAGE =
+  'The table and receipt store is unavailable; plain rolls still work. Try again shortly.';
 export const tooManyStreamsMessage = (limit: number) =>
   `This address already holds ${limit} open event streams, the most allowed; close one first.`;
 
@@ -74,11 +75,17 @@ const wantsReceipt = (switches: RollSwitches) =>
   switches.receipt === true || switches.receipt === 'true' || switches.table !== undefined;
 
 /** Signs (and keeps) an already rolled result: at the table when one is named. */
-function signed(request: RollRequest & RollSwitches, roll: RollResponse, trust: Trust): Promise<RollResponse> {
+function signed(
+  request: RollRequest & RollSwitches,
+  roll: RollResponse,
+  trust: Trust,
+): Promise<RollResponse> {
   const asked = signedRequestOf(request);
   return translated(async () => {
     const receipt =
-      request.table === undefined ? await trust.sign(asked, roll) : await trust.signAtTable(request.table, asked, roll);
+      request.table === undefined
+        ? await trust.sign(asked, roll)
+        : await trust.signAtTable(request.table, asked, roll);
     return { ...roll, receipt } as RollResponse;
   });
 }
@@ -138,12 +145,21 @@ export interface TableRolls {
   rolls: Receipt[];
 }
 
-export function tableRolls(input: { id: string; after?: number | undefined; limit?: number | undefined }, ctx: DiceContext, pageMax: number): Promise<TableRolls> {
+export function tableRolls(
+  input: { id: string; after?: number | undefined; limit?: number | undefined },
+  ctx: DiceContext,
+  pageMax: number,
+): Promise<TableRolls> {
   return translated(async () => {
     const now = Date.now();
     const table = await trustOf(ctx).store.table(input.id, now);
     if (table === undefined) throw new TableNotFoundError();
-    const rolls = await trustOf(ctx).store.rolls(input.id, input.after ?? 0, Math.min(input.limit ?? pageMax, pageMax), now);
+    const rolls = await trustOf(ctx).store.rolls(
+      input.id,
+      input.after ?? 0,
+      Math.min(input.limit ?? pageMax, pageMax),
+      now,
+    );
     if (rolls === undefined) throw new TableNotFoundError();
     return { table: input.id, entries: table.entries, rolls };
   });

@@ -77,7 +77,11 @@ export const VerifyResultSchema = z
     kid: z.string().optional().meta({ description: 'When valid: the key that verified it.' }),
     reason: z.string().optional().meta({ description: 'When invalid: what failed.' }),
   })
-  .meta({ id: 'VerifyResult', description: 'Whether the receipt is genuine and unaltered.', example: { valid: false, reason: 'signature does not match the receipt' } });
+  .meta({
+    id: 'VerifyResult',
+    description: 'Whether the receipt is genuine and unaltered.',
+    example: { valid: false, reason: 'signature does not match the receipt' },
+  });
 
 export const JwksSchema = z
   .strictObject({
@@ -92,4 +96,7 @@ export const JwksSchema = z
       }),
     ),
   })
-  .meta({ id: 'Jwks', description: 'The public keys that verify receipts: the current one first, then retired ones.' });
+  .meta({
+    id: 'Jwks',
+    description: 'The public keys that verify receipts: the current one first, then retired ones.',
+  });

@@ -21,10 +21,20 @@ import {
   DieGroupSchema,
   ERROR_SCHEMAS,
   HealthResponseSchema,
+  ReceiptSchema,
   RollQuerySchema,
+  RollSchema,
+  SignedRequestSchema,
   RollRequestSchema,
   RollResponseSchema,
 } from '../api/schemas.js';
+import {
+  JwksSchema,
+  TableCreatedSchema,
+  TableRollsSchema,
+  VerifyRequestSchema,
+  VerifyResultSchema,
+} from '../api/trust-schemas.js';
 import { TABLE_NOT_FOUND_MESSAGE, UNAVAILABLE_MESSAGE } from '../api/tables.js';
 import { LIMITS } from '../limits.js';
 import { TableFullError } from '../store/store.js';
@@ -88,6 +98,14 @@ export function buildOpenApiDocument(router: AnyRouter, bodyLimitBytes: number):
       BatchRollRequest: BatchRollRequestSchema,
       BatchRollResponse: BatchRollResponseSchema,
       HealthResponse: HealthResponseSchema,
+      Roll: RollSchema,
+      SignedRequest: SignedRequestSchema,
+      Receipt: ReceiptSchema,
+      TableCreated: TableCreatedSchema,
+      TableRolls: TableRollsSchema,
+      VerifyRequest: VerifyRequestSchema,
+      VerifyResult: VerifyResultSchema,
+      Jwks: JwksSchema,
       ...Object.fromEntries(
         Object.values(ERROR_SCHEMAS).map((schema) => [schema.meta()?.id as string, schema]),
       ),

@@ -99,7 +99,9 @@ export function registerTableEvents(app: FastifyInstance, options: TableEventsOp
 
     try {
       // Subscribe before reading the log, so no entry falls between the two.
-      unsubscribe = await trust.store.subscribe(id, (receipt) => (live ? deliver(receipt) : early.push(receipt)));
+      unsubscribe = await trust.store.subscribe(id, (receipt) =>
+        live ? deliver(receipt) : early.push(receipt),
+      );
       const table = await trust.store.table(id, Date.now());
       if (table === undefined) throw new TrustError('not_found', TABLE_NOT_FOUND_MESSAGE);
     } catch (error) {

@@ -14,9 +14,9 @@ import {
   type Store,
   type StoreLimits,
   StoreUnavailableError,
-  type TableRecord,
   TableFullError,
   TableNotFoundError,
+  type TableRecord,
   TooManyTablesError,
 } from './store.js';
 
@@ -50,7 +50,9 @@ type AppendCommand = (
 ) => Promise<string>;
 
 const isDomainError = (error: unknown) =>
-  error instanceof TableNotFoundError || error instanceof TableFullError || error instanceof TooManyTablesError;
+  error instanceof TableNotFoundError ||
+  error instanceof TableFullError ||
+  error instanceof TooManyTablesError;
 
 export class RedisStore implements Store {
   readonly kind = 'redis' as const;
@@ -155,7 +157,9 @@ export class RedisStore implements Store {
 
   append(tableId: string, build: EntryBuilder, _now: number): Promise<Receipt> {
     return this.guarded(async () => {
-      const run = (this.redis as unknown as { fairdiceAppend: AppendCommand }).fairdiceAppend.bind(this.redis);
+      const run = (this.redis as unknown as { fairdiceAppend: AppendCommand }).fairdiceAppend.bind(
+        this.redis,
+      );
       for (let attempt = 0; attempt < APPEND_ATTEMPTS; attempt++) {
         const last = await this.lastEntry(tableId);
         const seq = (last?.seq ?? 0) + 1;
@@ -182,7 +186,12 @@ export class RedisStore implements Store {
 
   saveReceipt(receipt: Receipt, _now: number): Promise<void> {
     return this.guarded(async () => {
-      await this.redis.set(this.key.receipt(receipt.id), JSON.stringify(receipt), 'PX', this.limits.retentionMs);
+      await this.redis.set(
+        this.key.receipt(receipt.id),
+        JSON.stringify(receipt),
+        'PX',
+        this.limits.retentionMs,
+      );
     });
   }
 

@@ -15,9 +15,9 @@ import {
   hourOf,
   type Store,
   type StoreLimits,
-  type TableRecord,
   TableFullError,
   TableNotFoundError,
+  type TableRecord,
   TooManyTablesError,
 } from './store.js';
 

@@ -18,7 +18,7 @@ export function assertSignable(value: unknown, path = '$'): void {
     throw new UnsignableValueError(path);
   }
   if (Array.isArray(value)) {
-    value.forEach((item, index) => assertSignable(item, `${path}[${index}]`));
+    for (const [index, item] of value.entries()) assertSignable(item, `${path}[${index}]`);
     return;
   }
   if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {

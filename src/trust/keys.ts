@@ -69,12 +69,15 @@ async function readRetiredKeys(file: string): Promise<Ed25519Jwk[]> {
     throw new SigningKeyError(`SIGNING_RETIRED_KEYS_FILE ${file} is not a readable JSON file`);
   }
   const keys = (parsed as { keys?: unknown } | null)?.keys;
-  if (!Array.isArray(keys)) throw new SigningKeyError(`SIGNING_RETIRED_KEYS_FILE ${file} has no "keys" array`);
+  if (!Array.isArray(keys))
+    throw new SigningKeyError(`SIGNING_RETIRED_KEYS_FILE ${file} has no "keys" array`);
   const retired: Ed25519Jwk[] = [];
   for (const [index, key] of keys.entries()) {
     const { kty, crv, x, kid } = (key ?? {}) as Record<string, unknown>;
     if (kty !== 'OKP' || crv !== 'Ed25519' || typeof x !== 'string' || !/^[A-Za-z0-9_-]{43}$/.test(x))
-      throw new SigningKeyError(`SIGNING_RETIRED_KEYS_FILE ${file}: keys[${index}] is not an Ed25519 public key`);
+      throw new SigningKeyError(
+        `SIGNING_RETIRED_KEYS_FILE ${file}: keys[${index}] is not an Ed25519 public key`,
+      );
     const jwk = { kty, crv, x } as const;
     const thumbprint = await jwkThumbprint(jwk);
     if (kid !== undefined && kid !== thumbprint)

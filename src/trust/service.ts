@@ -38,7 +38,7 @@ export class Trust {
     private readonly openStore: () => Store,
     readonly limits: StoreLimits & { sseConnectionsPerAddress: number },
     /** Said once, before the first signature, unless announce() said it already. */
-    private readonly announcement?: () => void,
+    announcement?: () => void,
   ) {
     this.unannounced = announcement;
   }
@@ -55,8 +55,13 @@ export class Trust {
    * signs stays quiet).
    */
   static async fromConfig(config: Config, log: TrustLog): Promise<Trust> {
-    const keys = await loadSigningKeys({ keyFile: config.signingKeyFile, retiredKeysFile: config.signingRetiredKeysFile });
-    const announcement = keys.generated ? () => log.warn({ kid: keys.kid }, GENERATED_KEY_WARNING) : undefined;
+    const keys = await loadSigningKeys({
+      keyFile: config.signingKeyFile,
+      retiredKeysFile: config.signingRetiredKeysFile,
+    });
+    const announcement = keys.generated
+      ? () => log.warn({ kid: keys.kid }, GENERATED_KEY_WARNING)
+      : undefined;
     const limits = {
       retentionMs: config.tableRetentionDays * DAY_MS,
       maxEntries: config.tableMaxEntries,
@@ -65,7 +70,8 @@ export class Trust {
     };
     const redisUrl = config.redisUrl;
     const openStore = (): Store => {
-      const store = redisUrl === undefined ? new SqliteStore(config.dataDir, limits) : new RedisStore(redisUrl, limits);
+      const store =
+        redisUrl === undefined ? new SqliteStore(config.dataDir, limits) : new RedisStore(redisUrl, limits);
       log.info(
         { store: store.kind, ...(store instanceof SqliteStore ? { file: store.file } : {}) },
         'table and receipt store opened',
@@ -85,7 +91,9 @@ export class Trust {
   async open(log?: TrustLog): Promise<void> {
     const store = this.store;
     if (store instanceof RedisStore) {
-      await store.ready().catch(() => log?.warn({}, 'Redis is not reachable yet: table operations answer 503 until it is'));
+      await store
+        .ready()
+        .catch(() => log?.warn({}, 'Redis is not reachable yet: table operations answer 503 until it is'));
     }
   }
 
@@ -101,7 +109,11 @@ export class Trust {
   signAtTable(table: string, request: SignedRequest, roll: RollResponse): Promise<Receipt> {
     this.announce();
     const now = Date.now();
-    return this.store.append(table, (seq, prev) => signReceipt(this.keys, { request, roll, table, seq, prev }, now), now);
+    return this.store.append(
+      table,
+      (seq, prev) => signReceipt(this.keys, { request, roll, table, seq, prev }, now),
+      now,
+    );
   }
 
   createTable(address: string): Promise<TableRecord> {

@@ -11,7 +11,9 @@ export type UnsignedReceipt = Omit<ReceiptBody, 'id' | 'time' | 'kid'>;
 
 export function signReceipt(keys: SigningKeys, content: UnsignedReceipt, now: number = Date.now()): Receipt {
   const body: ReceiptBody = { id: uuidv7(now), time: new Date(now).toISOString(), kid: keys.kid, ...content };
-  const signature = sign(null, Buffer.from(canonicalJson(body), 'utf8'), keys.privateKey).toString('base64url');
+  const signature = sign(null, Buffer.from(canonicalJson(body), 'utf8'), keys.privateKey).toString(
+    'base64url',
+  );
   return { ...body, signature };
 }
 

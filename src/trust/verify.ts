@@ -4,9 +4,7 @@
 import { canonicalJson } from './canonical.js';
 import { GENESIS_PREV, type Jwks, type Receipt } from './receipt.js';
 
-export type VerifyResult =
-  | { valid: true; kid: string }
-  | { valid: false; reason: string };
+export type VerifyResult = { valid: true; kid: string } | { valid: false; reason: string };
 
 const B64URL = /^[A-Za-z0-9_-]*$/;
 
@@ -86,16 +84,22 @@ export async function verifyReceipt(receipt: unknown, jwks: Jwks): Promise<Verif
   }
   if (signatureBytes.length !== 64) return { valid: false, reason: 'signature is not 64 bytes long' };
   try {
-    const key = await subtle().importKey('jwk', { kty: 'OKP', crv: 'Ed25519', x: jwk.x }, { name: 'Ed25519' }, false, [
-      'verify',
-    ]);
+    const key = await subtle().importKey(
+      'jwk',
+      { kty: 'OKP', crv: 'Ed25519', x: jwk.x },
+      { name: 'Ed25519' },
+      false,
+      ['verify'],
+    );
     const ok = await subtle().verify(
       { name: 'Ed25519' },
       key,
       signatureBytes as Uint8Array<ArrayBuffer>,
       new TextEncoder().encode(signed),
     );
-    return ok ? { valid: true, kid: jwk.kid } : { valid: false, reason: 'signature does not match the receipt' };
+    return ok
+      ? { valid: true, kid: jwk.kid }
+      : { valid: false, reason: 'signature does not match the receipt' };
   } catch {
     return { valid: false, reason: `key ${body.kid} could not be used to verify` };
   }

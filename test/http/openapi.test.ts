@@ -166,7 +166,17 @@ describe('GET /openapi.json', () => {
     );
     const served = restOperations(appRouter).map((op) => `${op.method} ${op.path}`);
     expect(documented.sort()).toEqual(served.sort());
-    expect(served.sort()).toEqual(['GET /v1/health', 'GET /v1/roll', 'POST /v1/roll', 'POST /v1/roll/batch']);
+    expect(served.sort()).toEqual([
+      'GET /.well-known/jwks.json',
+      'GET /v1/health',
+      'GET /v1/roll',
+      'GET /v1/rolls/{rollId}',
+      'GET /v1/tables/{id}/rolls',
+      'POST /v1/receipts/verify',
+      'POST /v1/roll',
+      'POST /v1/roll/batch',
+      'POST /v1/tables',
+    ]);
   });
 });
 

@@ -38,7 +38,13 @@ describe('receipts on rolls', () => {
   });
 
   it('signs POST, GET and batch rolls when asked, and the receipts verify against the JWKS', async () => {
-    const post = (await app.inject({ method: 'POST', url: '/v1/roll', payload: { formula: '1d20+2', bonuses: [1], receipt: true } })).json() as Rolled;
+    const post = (
+      await app.inject({
+        method: 'POST',
+        url: '/v1/roll',
+        payload: { formula: '1d20+2', bonuses: [1], receipt: true },
+      })
+    ).json() as Rolled;
     const get = (await app.inject({ url: '/v1/roll?formula=2d6&receipt=true' })).json() as Rolled;
     const batch = (
       await app.inject({
@@ -68,7 +74,11 @@ describe('receipts on rolls', () => {
   });
 
   it('takes only true or false for receipt (no coercion of "no" into true)', async () => {
-    expectError(await app.inject({ method: 'POST', url: '/v1/roll', payload: { formula: '1d6', receipt: 'no' } }), 400, 'invalid_request');
+    expectError(
+      await app.inject({ method: 'POST', url: '/v1/roll', payload: { formula: '1d6', receipt: 'no' } }),
+      400,
+      'invalid_request',
+    );
     expectError(await app.inject({ url: '/v1/roll?formula=1d6&receipt=yes' }), 400, 'invalid_request');
   });
 
@@ -79,9 +89,17 @@ describe('receipts on rolls', () => {
     const good = await app.inject({ method: 'POST', url: '/v1/receipts/verify', payload: { receipt } });
     expect(good.json()).toEqual({ valid: true, kid: receipt!.kid });
     const edited = { ...receipt!, roll: { ...receipt!.roll, total: receipt!.roll.total + 1 } };
-    const bad = await app.inject({ method: 'POST', url: '/v1/receipts/verify', payload: { receipt: edited } });
+    const bad = await app.inject({
+      method: 'POST',
+      url: '/v1/receipts/verify',
+      payload: { receipt: edited },
+    });
     expect(bad.json()).toMatchObject({ valid: false, reason: expect.any(String) });
-    expectError(await app.inject({ url: '/v1/rolls/019ab2c4-5e61-7a3b-9c2d-4f5e6a7b8c9d' }), 404, 'not_found');
+    expectError(
+      await app.inject({ url: '/v1/rolls/019ab2c4-5e61-7a3b-9c2d-4f5e6a7b8c9d' }),
+      404,
+      'not_found',
+    );
   });
 });
 
@@ -114,7 +132,10 @@ describe('tables', () => {
       [table.id, 1],
       [table.id, 2],
     ]);
-    const log = (await app.inject({ url: table.links.rolls })).json() as { entries: number; rolls: Receipt[] };
+    const log = (await app.inject({ url: table.links.rolls })).json() as {
+      entries: number;
+      rolls: Receipt[];
+    };
     expect(log.entries).toBe(2);
     expect(log.rolls).toEqual(receipts);
     expect(await verifyChain(log.rolls, jwks)).toEqual({ valid: true, entries: 2 });
@@ -170,7 +191,8 @@ describe('tables', () => {
   it('limits tables created per address per hour with 429 too_many_tables', async () => {
     const fresh = await appWith({ tablesPerHour: 2 });
     try {
-      for (let i = 0; i < 2; i++) expect((await fresh.inject({ method: 'POST', url: '/v1/tables' })).statusCode).toBe(200);
+      for (let i = 0; i < 2; i++)
+        expect((await fresh.inject({ method: 'POST', url: '/v1/tables' })).statusCode).toBe(200);
       expectError(await fresh.inject({ method: 'POST', url: '/v1/tables' }), 429, 'too_many_tables');
     } finally {
       await fresh.close();

@@ -18,7 +18,10 @@ const dir = mkdtempSync(join(tmpdir(), 'fairdice-verify-'));
 
 async function verify(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', script, ...args], { cwd: root, timeout: 20_000 });
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', script, ...args], {
+      cwd: root,
+      timeout: 20_000,
+    });
     return { stdout, stderr, code: 0 };
   } catch (error) {
     const failed = error as { stdout?: string; stderr?: string; code?: number };
@@ -32,7 +35,14 @@ const save = (name: string, value: unknown) => {
   return file;
 };
 
-const roll = { formula: '1d20', dice: [], modifier: 7, modifiers: [7], total: 7, advantageState: 'normal' as const };
+const roll = {
+  formula: '1d20',
+  dice: [],
+  modifier: 7,
+  modifiers: [7],
+  total: 7,
+  advantageState: 'normal' as const,
+};
 
 let keys: SigningKeys;
 let jwksFile: string;
@@ -48,7 +58,11 @@ describe('npm run verify', () => {
     expect(ok.code).toBe(0);
     expect(ok.stdout).toMatch(new RegExp(`^valid: receipt ${receipt.id}`));
     expect((await verify(save('answer.json', { ...roll, receipt }), '--jwks', jwksFile)).code).toBe(0);
-    const edited = await verify(save('edited.json', { ...receipt, time: '2020-01-01T00:00:00.000Z' }), '--jwks', jwksFile);
+    const edited = await verify(
+      save('edited.json', { ...receipt, time: '2020-01-01T00:00:00.000Z' }),
+      '--jwks',
+      jwksFile,
+    );
     expect(edited.code).toBe(1);
     expect(edited.stdout).toMatch(/^invalid: signature does not match/);
   });
@@ -57,11 +71,21 @@ describe('npm run verify', () => {
     const entries = [];
     let prev = GENESIS_PREV;
     for (let seq = 1; seq <= 3; seq++) {
-      const entry = signReceipt(keys, { request: { formula: '1d20' }, roll, table: 'tableidtableidtableid', seq, prev });
+      const entry = signReceipt(keys, {
+        request: { formula: '1d20' },
+        roll,
+        table: 'tableidtableidtableid',
+        seq,
+        prev,
+      });
       entries.push(entry);
       prev = receiptHashSync(entry);
     }
-    const whole = await verify(save('log.json', { table: 't', entries: 3, rolls: entries }), '--jwks', jwksFile);
+    const whole = await verify(
+      save('log.json', { table: 't', entries: 3, rolls: entries }),
+      '--jwks',
+      jwksFile,
+    );
     expect(whole.stdout).toMatch(/^valid: a chain of 3/);
     const hidden = await verify(save('hidden.json', { rolls: [entries[0], entries[2]] }), '--jwks', jwksFile);
     expect(hidden.code).toBe(1);

@@ -22,7 +22,14 @@ import { describeWithRedis, type RedisServer, startRedis } from '../support/redi
 import { until } from '../support/wait.js';
 
 const LIMITS: StoreLimits = { retentionMs: 3_600_000, maxEntries: 5, tablesPerHour: 3 };
-const roll = { formula: '1d20', dice: [], modifier: 4, modifiers: [4], total: 4, advantageState: 'normal' as const };
+const roll = {
+  formula: '1d20',
+  dice: [],
+  modifier: 4,
+  modifiers: [4],
+  total: 4,
+  advantageState: 'normal' as const,
+};
 
 let keys: SigningKeys;
 beforeAll(async () => {
@@ -32,8 +39,10 @@ beforeAll(async () => {
 let tableCount = 0;
 const newTableId = () => `t${process.pid}x${Date.now()}x${++tableCount}`;
 
-const entry = (tableId: string, formula = '1d20') => (seq: number, prev: string) =>
-  signReceipt(keys, { request: { formula }, roll, table: tableId, seq, prev });
+const entry =
+  (tableId: string, formula = '1d20') =>
+  (seq: number, prev: string) =>
+    signReceipt(keys, { request: { formula }, roll, table: tableId, seq, prev });
 
 function storeContract(name: string, open: () => Store | Promise<Store>) {
   describe(name, () => {
@@ -53,7 +62,9 @@ function storeContract(name: string, open: () => Store | Promise<Store>) {
       const all = await store.rolls(id, 0, 100, now);
       expect(all?.map((receipt) => receipt.seq)).toEqual([1, 2, 3]);
       expect(await verifyChain(all!, keys.jwks)).toEqual({ valid: true, entries: 3 });
-      expect((await store.rolls(id, 2, 100, now))?.map((receipt) => receipt.request.formula)).toEqual(['1d8']);
+      expect((await store.rolls(id, 2, 100, now))?.map((receipt) => receipt.request.formula)).toEqual([
+        '1d8',
+      ]);
       expect((await store.rolls(id, 0, 2, now))?.length).toBe(2);
       expect((await store.table(id, now))?.entries).toBe(3);
       expect(await store.receipt(all![1]!.id, now)).toEqual(all![1]);
@@ -65,7 +76,9 @@ function storeContract(name: string, open: () => Store | Promise<Store>) {
       await store.createTable(id, '10.0.0.2', now);
       const made = await Promise.all(Array.from({ length: 5 }, () => store.append(id, entry(id), now)));
       expect(made.map((receipt) => receipt.seq).sort()).toEqual([1, 2, 3, 4, 5]);
-      expect(await verifyChain((await store.rolls(id, 0, 100, now))!, keys.jwks)).toMatchObject({ valid: true });
+      expect(await verifyChain((await store.rolls(id, 0, 100, now))!, keys.jwks)).toMatchObject({
+        valid: true,
+      });
     });
 
     it('refuses an entry over the table maximum, and appends to an unknown table', async () => {
@@ -191,7 +204,9 @@ describeWithRedis('RedisStore', (executable) => {
     await store.ready();
     await redis.kill();
     const now = Date.now();
-    await expect(store.createTable(newTableId(), '10.5.0.1', now)).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(store.createTable(newTableId(), '10.5.0.1', now)).rejects.toBeInstanceOf(
+      StoreUnavailableError,
+    );
     await expect(store.receipt('x', now)).rejects.toBeInstanceOf(StoreUnavailableError);
     await expect(store.subscribe('x', () => {})).rejects.toBeInstanceOf(StoreUnavailableError);
     await redis.restart();

@@ -1,6 +1,6 @@
 // A Server-Sent Events client for tests: one real connection, every event parsed, and a bounded
 // wait for the n-th one.
-import { type ClientRequest, type IncomingMessage, request as httpRequest } from 'node:http';
+import { type ClientRequest, request as httpRequest, type IncomingMessage } from 'node:http';
 
 export interface ServerSentEvent {
   id: string | undefined;
@@ -19,7 +19,11 @@ export interface EventStream {
   close(): void;
 }
 
-export function openEvents(base: string, path: string, headers: Record<string, string> = {}): Promise<EventStream> {
+export function openEvents(
+  base: string,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<EventStream> {
   return new Promise((resolve, reject) => {
     const req: ClientRequest = httpRequest(new URL(path, base), { agent: false, headers });
     req.on('error', reject);

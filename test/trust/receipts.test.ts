@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson, UnsignableValueError } from '../../src/trust/canonical.js';
-import { loadSigningKeys, type SigningKeys, SigningKeyError } from '../../src/trust/keys.js';
+import { loadSigningKeys, SigningKeyError, type SigningKeys } from '../../src/trust/keys.js';
 import { GENESIS_PREV, type Receipt } from '../../src/trust/receipt.js';
 import { receiptHashSync, signReceipt } from '../../src/trust/sign.js';
 import { uuidv7, uuidv7Time } from '../../src/trust/uuid.js';
@@ -61,7 +61,9 @@ beforeAll(async () => {
 
 describe('canonical JSON', () => {
   it('sorts keys and writes integers, strings and booleans as RFC 8785 does', () => {
-    expect(canonicalJson({ b: [1, true, 'é'], a: { z: -3, y: 'x' } })).toBe('{"a":{"y":"x","z":-3},"b":[1,true,"é"]}');
+    expect(canonicalJson({ b: [1, true, 'é'], a: { z: -3, y: 'x' } })).toBe(
+      '{"a":{"y":"x","z":-3},"b":[1,true,"é"]}',
+    );
   });
 
   it('refuses floats, null and non-plain values, naming where', () => {
@@ -88,7 +90,14 @@ describe('keys', () => {
   it('kid is the RFC 7638 thumbprint (RFC 8037 test vector)', async () => {
     expect(await jwkThumbprint(RFC8037_KEY)).toBe(RFC8037_THUMBPRINT);
     expect(keys.kid).toBe(RFC8037_THUMBPRINT);
-    expect(keys.jwks.keys[0]).toEqual({ kty: 'OKP', crv: 'Ed25519', x: RFC8037_KEY.x, kid: RFC8037_THUMBPRINT, alg: 'EdDSA', use: 'sig' });
+    expect(keys.jwks.keys[0]).toEqual({
+      kty: 'OKP',
+      crv: 'Ed25519',
+      x: RFC8037_KEY.x,
+      kid: RFC8037_THUMBPRINT,
+      alg: 'EdDSA',
+      use: 'sig',
+    });
     expect(JSON.stringify(keys.jwks)).not.toContain(RFC8037_KEY.d);
     expect(keys.generated).toBe(false);
   });
@@ -101,9 +110,16 @@ describe('keys', () => {
   });
 
   it('refuses a file that is not an Ed25519 PEM key, and a missing file', async () => {
-    const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ format: 'pem', type: 'pkcs8' });
-    await expect(loadSigningKeys({ keyFile: keyFile('rsa.pem', rsa as string, 0o600) })).rejects.toThrow(/not Ed25519/);
-    await expect(loadSigningKeys({ keyFile: keyFile('junk.pem', 'hello', 0o600) })).rejects.toThrow(SigningKeyError);
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({
+      format: 'pem',
+      type: 'pkcs8',
+    });
+    await expect(loadSigningKeys({ keyFile: keyFile('rsa.pem', rsa as string, 0o600) })).rejects.toThrow(
+      /not Ed25519/,
+    );
+    await expect(loadSigningKeys({ keyFile: keyFile('junk.pem', 'hello', 0o600) })).rejects.toThrow(
+      SigningKeyError,
+    );
     await expect(loadSigningKeys({ keyFile: join(dir, 'absent.pem') })).rejects.toThrow(/cannot be read/);
   });
 
@@ -118,7 +134,10 @@ describe('keys', () => {
 
   it('refuses a retired key whose kid is not its thumbprint', async () => {
     const retiredFile = join(dir, 'retired-bad.json');
-    writeFileSync(retiredFile, JSON.stringify({ keys: [{ kty: 'OKP', crv: 'Ed25519', x: RFC8037_KEY.x, kid: 'mine' }] }));
+    writeFileSync(
+      retiredFile,
+      JSON.stringify({ keys: [{ kty: 'OKP', crv: 'Ed25519', x: RFC8037_KEY.x, kid: 'mine' }] }),
+    );
     await expect(loadSigningKeys({ retiredKeysFile: retiredFile })).rejects.toThrow(/thumbprint/);
   });
 });
@@ -128,7 +147,8 @@ function tamperings(receipt: Receipt): Array<[string, unknown]> {
   const edits: Array<[string, unknown]> = [];
   const walk = (value: unknown, path: Array<string | number>) => {
     if (value !== null && typeof value === 'object') {
-      for (const [key, item] of Object.entries(value)) walk(item, [...path, Array.isArray(value) ? Number(key) : key]);
+      for (const [key, item] of Object.entries(value))
+        walk(item, [...path, Array.isArray(value) ? Number(key) : key]);
       return;
     }
     const copy = structuredClone(receipt) as unknown as Record<string | number, unknown>;
@@ -164,10 +184,25 @@ describe('verifyReceipt', () => {
   });
 
   it('rejects a receipt altered in any one field, including the table fields, the key id and the signature', async () => {
-    const receipt = signReceipt(keys, { request: { formula: '2d20kh1+5', bonuses: [2, '1d4'], tags: ['fire'] }, roll, ...tableFields });
+    const receipt = signReceipt(keys, {
+      request: { formula: '2d20kh1+5', bonuses: [2, '1d4'], tags: ['fire'] },
+      roll,
+      ...tableFields,
+    });
     const edits = tamperings(receipt);
     const paths = edits.map(([path]) => path);
-    for (const field of ['id', 'time', 'kid', 'signature', 'table', 'seq', 'prev', 'request.formula', 'roll.total', 'roll.dice.0.results.1']) {
+    for (const field of [
+      'id',
+      'time',
+      'kid',
+      'signature',
+      'table',
+      'seq',
+      'prev',
+      'request.formula',
+      'roll.total',
+      'roll.dice.0.results.1',
+    ]) {
       expect(paths).toContain(field);
     }
     for (const [path, edited] of edits) {
@@ -180,18 +215,30 @@ describe('verifyReceipt', () => {
     const receipt = signReceipt(keys, { request: { formula: '1d6' }, roll });
     expect(await verifyReceipt({ ...receipt, extra: 1 }, keys.jwks)).toMatchObject({ valid: false });
     const { time: _time, ...noTime } = receipt;
-    expect(await verifyReceipt(noTime, keys.jwks)).toMatchObject({ valid: false, reason: expect.stringMatching(/time/) });
-    expect(await verifyReceipt(receipt, { keys: [] })).toMatchObject({ valid: false, reason: expect.stringMatching(/no key/) });
+    expect(await verifyReceipt(noTime, keys.jwks)).toMatchObject({
+      valid: false,
+      reason: expect.stringMatching(/time/),
+    });
+    expect(await verifyReceipt(receipt, { keys: [] })).toMatchObject({
+      valid: false,
+      reason: expect.stringMatching(/no key/),
+    });
     expect(await verifyReceipt('{}', keys.jwks)).toMatchObject({ valid: false });
     expect(await verifyReceipt({ ...receipt, signature: '%%%' }, keys.jwks)).toMatchObject({ valid: false });
-    expect(await verifyReceipt({ ...receipt, table: 't' }, keys.jwks)).toMatchObject({ valid: false, reason: expect.stringMatching(/together/) });
+    expect(await verifyReceipt({ ...receipt, table: 't' }, keys.jwks)).toMatchObject({
+      valid: false,
+      reason: expect.stringMatching(/together/),
+    });
   });
 
   it('rejects a key set whose kid is not the thumbprint of its key', async () => {
     const receipt = signReceipt(keys, { request: { formula: '1d6' }, roll });
     const other = await loadSigningKeys();
     const forged = { keys: [{ ...other.jwks.keys[0]!, kid: keys.kid }] };
-    expect(await verifyReceipt(receipt, forged)).toMatchObject({ valid: false, reason: expect.stringMatching(/thumbprint/) });
+    expect(await verifyReceipt(receipt, forged)).toMatchObject({
+      valid: false,
+      reason: expect.stringMatching(/thumbprint/),
+    });
   });
 });
 
@@ -215,7 +262,10 @@ describe('hash chain', () => {
   it('accepts an unbroken chain and names the entry where a hidden or reordered one breaks it', async () => {
     const entries = chain(4);
     expect(await verifyChain(entries, keys.jwks)).toEqual({ valid: true, entries: 4 });
-    expect(await verifyChain([entries[0], entries[2], entries[3]], keys.jwks)).toMatchObject({ valid: false, seq: 2 });
+    expect(await verifyChain([entries[0], entries[2], entries[3]], keys.jwks)).toMatchObject({
+      valid: false,
+      seq: 2,
+    });
     expect(await verifyChain([entries[1], entries[0]], keys.jwks)).toMatchObject({ valid: false, seq: 1 });
   });
 });

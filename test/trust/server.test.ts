@@ -51,7 +51,11 @@ const rollAt = (base: string, table: string, formula = '1d20') =>
 
 describe('signing key at start', () => {
   it('refuses a key file readable by group or others, naming the fix', async () => {
-    const server = startServer({ PORT: '0', SIGNING_KEY_FILE: keyFile(0o644), DATA_DIR: join(dir, 'refused') });
+    const server = startServer({
+      PORT: '0',
+      SIGNING_KEY_FILE: keyFile(0o644),
+      DATA_DIR: join(dir, 'refused'),
+    });
     running.push(server);
     expect(await server.exited()).toBe(1);
     expect(server.stderr()).toMatch(/readable by group or others.*chmod 600/);
@@ -59,7 +63,10 @@ describe('signing key at start', () => {
 
   it('warns loudly when it has to generate a key', async () => {
     const { server } = await serve({ DATA_DIR: join(dir, 'generated') });
-    const warning = await server.waitForLine((line) => /SIGNING_KEY_FILE is not set/.test(line.msg ?? ''), 'the warning');
+    const warning = await server.waitForLine(
+      (line) => /SIGNING_KEY_FILE is not set/.test(line.msg ?? ''),
+      'the warning',
+    );
     expect(warning.level).toBe(40);
     expect(JSON.stringify(server.lines)).not.toMatch(/PRIVATE KEY/);
   });

@@ -59,6 +59,7 @@ export class RedisStore implements Store {
   private readonly redis: Redis;
   private subscriber: Redis | undefined;
   private readonly listeners = new Map<string, Set<EntryListener>>();
+  private readonly subscribed = new Map<string, Promise<void>>();
 
   constructor(
     url: string,
@@ -232,33 +233,36 @@ export class RedisStore implements Store {
     return this.guarded(async () => {
       const channel = this.key.channel(tableId);
       const subscriber = this.subscriberConnection();
-      let listeners = this.listeners.get(channel);
-      if (listeners === undefined) {
-        listeners = new Set();
-        this.listeners.set(channel, listeners);
-        try {
+      let subscribed = this.subscribed.get(channel);
+      if (subscribed === undefined) {
+        this.listeners.set(channel, new Set());
+        // Every caller waits for the one SUBSCRIBE: until Redis confirms it, entries are not delivered.
+        subscribed = (async () => {
           if (subscriber.status !== 'ready') await waitReady(subscriber);
           await subscriber.subscribe(channel);
-        } catch (error) {
+        })();
+        this.subscribed.set(channel, subscribed);
+        subscribed.catch(() => {
+          this.subscribed.delete(channel);
           this.listeners.delete(channel);
-          throw error;
-        }
+        });
       }
+      await subscribed;
+      const listeners = this.listeners.get(channel)!;
       listeners.add(listener);
       return () => {
         const current = this.listeners.get(channel);
-        if (current === undefined) return;
-        current.delete(listener);
-        if (current.size === 0) {
-          this.listeners.delete(channel);
-          subscriber.unsubscribe(channel).catch(() => {});
-        }
+        if (current === undefined || !current.delete(listener) || current.size > 0) return;
+        this.listeners.delete(channel);
+        this.subscribed.delete(channel);
+        subscriber.unsubscribe(channel).catch(() => {});
       };
     });
   }
 
   async close(): Promise<void> {
     this.listeners.clear();
+    this.subscribed.clear();
     this.subscriber?.disconnect();
     this.redis.disconnect();
   }

@@ -182,6 +182,16 @@ describe('tables', () => {
     second.close();
   });
 
+  it('ends open streams when the app closes, so a shutdown is not held by them', async () => {
+    const own = await appWith();
+    const ownBase = await listen(own);
+    const table = (await own.inject({ method: 'POST', url: '/v1/tables' })).json() as { id: string };
+    const stream = await openEvents(ownBase, `/v1/tables/${table.id}/events`);
+    expect(stream.status).toBe(200);
+    await own.close();
+    expect(await stream.body()).toMatch(/^: fairdice table events/);
+  });
+
   it('refuses a stream for an unknown table with 404', async () => {
     const missing = await openEvents(base, '/v1/tables/AAAAAAAAAAAAAAAAAAAAAAAA/events');
     expect(missing.status).toBe(404);

@@ -1,7 +1,7 @@
 // The receipt and table operations: signed rolls, tables and their logs, stored receipts,
 // verification and the published keys. Store failures become the service's errors here: a
 // missing table 404, a full one 409, the creation quota 429, the store down 503 (docs/trust.md).
-import { type ApiErrorCode, DiceError } from '../errors.js';
+import { DiceError, MESSAGES } from '../errors.js';
 import type { RollRequest, RollResponse } from '../roll/types.js';
 import {
   StoreUnavailableError,
@@ -12,39 +12,23 @@ import {
 import type { Jwks, Receipt, SignedRequest } from '../trust/receipt.js';
 import type { Trust } from '../trust/service.js';
 import { verifyReceipt } from '../trust/verify.js';
+import type { DiceContext } from './operations.js';
 import { rollBatch, rollOne } from './roll.js';
-import type { DiceContext } from './trpc.js';
-
-/** An error of the receipt and table operations, with its API code. */
-export class TrustError extends DiceError {
-  constructor(
-    readonly code: ApiErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'TrustError';
-  }
-}
-
-export const TABLE_NOT_FOUND_MESSAGE = 'No such table (it may have expired).';
-export const ROLL_NOT_FOUND_MESSAGE = 'No stored receipt has this id (it may have expired).';
-export const UNAVAILABLE_MESSAGE =
-  'The table and receipt store is unavailable; plain rolls still work. Try again shortly.';
-export const tooManyStreamsMessage = (limit: number) =>
-  `This address already holds ${limit} open event streams, the most allowed; close one first.`;
 
 /** A store failure as the service error it stands for; anything else unchanged. */
 export function asTrustError(error: unknown): unknown {
-  if (error instanceof StoreUnavailableError) return new TrustError('unavailable', UNAVAILABLE_MESSAGE);
-  if (error instanceof TableNotFoundError) return new TrustError('not_found', TABLE_NOT_FOUND_MESSAGE);
-  if (error instanceof TableFullError) return new TrustError('table_full', error.message);
-  if (error instanceof TooManyTablesError) return new TrustError('too_many_tables', error.message);
+  if (error instanceof StoreUnavailableError) return new DiceError('unavailable', MESSAGES.unavailable);
+  if (error instanceof TableNotFoundError) return new DiceError('not_found', MESSAGES.tableNotFound);
+  if (error instanceof TableFullError)
+    return new DiceError('table_full', MESSAGES.tableFull(error.maxEntries));
+  if (error instanceof TooManyTablesError)
+    return new DiceError('too_many_tables', MESSAGES.tooManyTables(error.tablesPerHour));
   return error;
 }
 
 /** The context's receipts and tables; a context built without them (an embedder's) answers 503. */
 function trustOf(ctx: DiceContext): Trust {
-  if (ctx.trust === undefined) throw new TrustError('unavailable', UNAVAILABLE_MESSAGE);
+  if (ctx.trust === undefined) throw new DiceError('unavailable', MESSAGES.unavailable);
   return ctx.trust;
 }
 
@@ -168,7 +152,7 @@ export function tableRolls(
 export function storedRoll(input: { rollId: string }, ctx: DiceContext): Promise<Receipt> {
   return translated(async () => {
     const receipt = await trustOf(ctx).store.receipt(input.rollId, Date.now());
-    if (receipt === undefined) throw new TrustError('not_found', ROLL_NOT_FOUND_MESSAGE);
+    if (receipt === undefined) throw new DiceError('not_found', MESSAGES.rollNotFound);
     return receipt;
   });
 }

@@ -3,7 +3,8 @@
 // entry (`id:` its sequence number, `event: roll`, `data:` the receipt); Last-Event-ID (or
 // ?after=N) resumes after that entry. docs/trust.md, "Live rolls".
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { asTrustError, TABLE_NOT_FOUND_MESSAGE, TrustError, tooManyStreamsMessage } from '../api/tables.js';
+import { asTrustError } from '../api/tables.js';
+import { DiceError, MESSAGES } from '../errors.js';
 import type { Receipt } from '../trust/receipt.js';
 import { TABLE_ID_PATTERN, type Trust } from '../trust/service.js';
 
@@ -40,16 +41,16 @@ export function registerTableEvents(app: FastifyInstance, options: TableEventsOp
       return options.replyWithError(
         request,
         reply,
-        new TrustError('invalid_request', 'Last-Event-ID (or after) must be a sequence number.'),
+        new DiceError('invalid_request', 'Last-Event-ID (or after) must be a sequence number.'),
       );
     if (!TABLE_ID_PATTERN.test(id))
-      return options.replyWithError(request, reply, new TrustError('not_found', TABLE_NOT_FOUND_MESSAGE));
+      return options.replyWithError(request, reply, new DiceError('not_found', MESSAGES.tableNotFound));
     const address = request.ip;
     if (!trust.openStream(address))
       return options.replyWithError(
         request,
         reply,
-        new TrustError('too_many_streams', tooManyStreamsMessage(trust.limits.sseConnectionsPerAddress)),
+        new DiceError('too_many_streams', MESSAGES.tooManyStreams(trust.limits.sseConnectionsPerAddress)),
       );
 
     let last = after;
@@ -103,7 +104,7 @@ export function registerTableEvents(app: FastifyInstance, options: TableEventsOp
         live ? deliver(receipt) : early.push(receipt),
       );
       const table = await trust.store.table(id, Date.now());
-      if (table === undefined) throw new TrustError('not_found', TABLE_NOT_FOUND_MESSAGE);
+      if (table === undefined) throw new DiceError('not_found', MESSAGES.tableNotFound);
     } catch (error) {
       unsubscribe?.();
       trust.closeStream(address);

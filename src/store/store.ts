@@ -55,21 +55,21 @@ export class StoreUnavailableError extends Error {
 
 export class TableNotFoundError extends Error {
   constructor() {
-    super('No such table (it may have expired).');
+    super('no such table');
     this.name = 'TableNotFoundError';
   }
 }
 
 export class TableFullError extends Error {
   constructor(readonly maxEntries: number) {
-    super(`This table holds its maximum of ${maxEntries} entries; create a new table.`);
+    super(`table full at ${maxEntries} entries`);
     this.name = 'TableFullError';
   }
 }
 
 export class TooManyTablesError extends Error {
   constructor(readonly tablesPerHour: number) {
-    super(`This address has created ${tablesPerHour} tables this hour, the most allowed; try again later.`);
+    super(`${tablesPerHour} tables created this hour`);
     this.name = 'TooManyTablesError';
   }
 }

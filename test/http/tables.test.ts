@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config.js';
 import type { Jwks, Receipt } from '../../src/trust/receipt.js';
 import { verifyChain, verifyReceipt } from '../../src/trust/verify.js';
+import { expectError, listen, makeApp } from '../support/app.js';
 import { openEvents } from '../support/events.js';
-import { expectError, listen, makeApp } from './helpers.js';
 
 const tempDir = () => mkdtempSync(join(tmpdir(), 'fairdice-tables-'));
 

@@ -13,12 +13,27 @@ describe('fairdice/client', () => {
     expect(pkg.exports['./client']).toEqual({ types: './dist/client.d.ts', import: './dist/client.js' });
   });
 
-  it('imports nothing but @trpc/client at run time', () => {
+  it('imports nothing but @trpc/client and the WebCrypto receipt verifier at run time', () => {
     const built = new URL('dist/client.js', root);
     expect(existsSync(built), 'run `npm run build` first (npm test does)').toBe(true);
-    const imports = [...readFileSync(built, 'utf8').matchAll(/^import .* from ['"]([^'"]+)['"]/gm)].map(
-      (m) => m[1],
-    );
-    expect(imports).toEqual(['@trpc/client']);
+    // Imports and re-exports, followed through the package's own modules.
+    const specifiers = (file: URL) =>
+      [...readFileSync(file, 'utf8').matchAll(/^(?:import|export) .* from ['"]([^'"]+)['"]/gm)].map(
+        (m) => m[1]!,
+      );
+    expect(specifiers(built)).toEqual(['@trpc/client', './trust/verify.js']);
+    const seen = new Set<string>();
+    const walk = (file: URL) => {
+      for (const specifier of specifiers(file)) {
+        if (!specifier.startsWith('.')) {
+          seen.add(specifier);
+          continue;
+        }
+        walk(new URL(specifier, file));
+      }
+    };
+    walk(built);
+    // No node: module and no server code: the same file runs in a browser.
+    expect([...seen].sort()).toEqual(['@trpc/client', 'canonicalize']);
   });
 });

@@ -5,6 +5,7 @@ export type ApiErrorCode =
   | 'invalid_request'
   | 'invalid_formula'
   | 'too_many_dice'
+  | 'too_complex'
   | 'payload_too_large'
   | 'rate_limited'
   | 'internal_error'

@@ -32,6 +32,14 @@ export const LIMITS = {
   /** A die explodes at most this many times in a chain, and is rerolled at most this many times. */
   explodeCap: 100,
   rerollCap: 100,
+  /** /v1/stats: outcomes listed at most (beyond: the summary only), and bytes of counts at most. */
+  statsOutcomesMax: 25_000,
+  statsCountsBytes: 262_144,
+  /** /v1/stats: explosion chains are listed until the mass left beyond is below this. */
+  statsTailBelow: 1e-30,
+  /** /v1/stats: the engine's work budget, in estimated bit operations, and its time limit. */
+  statsCostBudget: 4e10,
+  statsTimeoutMs: 5_000,
 } as const;
 
 /** A tag: the trailing word a formula may end with. */

@@ -14,7 +14,7 @@ export interface ApiError {
 
 /** Exactly the codes each status may carry (SPEC.md, Errors rule 1, plus not_found for unknown paths). */
 export const CODES_OF_STATUS = {
-  400: ['invalid_request', 'invalid_formula', 'too_many_dice'],
+  400: ['invalid_request', 'invalid_formula', 'too_many_dice', 'too_complex'],
   404: ['not_found'],
   413: ['payload_too_large'],
   429: ['rate_limited'],

@@ -1,0 +1,588 @@
+// The exact distribution of a roll's `total` (docs/stats.md): the request is prepared exactly as
+// /v1/roll prepares it, every construct is checked to be one the engine knows, the cost is
+// estimated before any work, and the answer is built from integer counts over one denominator.
+// Pure: no HTTP, no tRPC, no worker; src/stats/pool.ts runs it off the event loop.
+
+import { FormulaError } from '../errors.js';
+import type { FormulaNode } from '../formula/ast.js';
+import { parseFormula, parseFragment } from '../formula/parse.js';
+import { LIMITS } from '../limits.js';
+import { type GroupPlan, KeepRule, type PreparedRoll, prepareRoll } from '../roll/prepare.js';
+import type { AdvantageState, RollRequest } from '../roll/types.js';
+import { type DieSpec, dieCounts, finalThrowWeights, isRerolled, topFaceProbability } from './die.js';
+import { notYetSupported, TooComplexError } from './errors.js';
+import { bitLength, fraction, gcd, ratioToNumber } from './exact.js';
+import { keepDistribution } from './keep.js';
+import { multiply, power, total } from './poly.js';
+
+/** A request for a distribution: a RollRequest, and optionally the explosion depth to list. */
+export interface StatsRequest extends RollRequest {
+  /** Explosion extras listed per die (0..100); default: until the tail is below 1e-30. */
+  depth?: number | undefined;
+}
+
+export interface StatsOptions {
+  /** The per-roll dice limit (the service's DICE_PER_ROLL). */
+  dicePerRoll?: number | undefined;
+  /** The work budget in estimated bit operations (default LIMITS.statsCostBudget). */
+  costBudget?: number | undefined;
+  /** Outcomes listed at most; beyond, the summary only (default LIMITS.statsOutcomesMax). */
+  outcomesMax?: number | undefined;
+}
+
+export interface StatsOutcome {
+  total: number;
+  /** Exact count over `denominator`, as a decimal string; absent when counts are omitted. */
+  count?: string;
+  probability: number;
+  atLeast: number;
+  atMost: number;
+}
+
+export type StatsListing = 'full' | 'probabilities' | 'summary';
+
+export const PERCENTILES = [5, 25, 50, 75, 95] as const;
+export type Percentiles = Record<`${(typeof PERCENTILES)[number]}`, number>;
+
+export interface Truncation {
+  /** Explosion extras listed per die. */
+  depth: number;
+  /** The mass of the rolls not listed (a counted die's chain went deeper), nearest double. */
+  tailProbability: number;
+  /** The same, exactly, in lowest terms. */
+  tailExact: string;
+}
+
+export interface StatsResponse {
+  formula: string;
+  advantageState: AdvantageState;
+  min: number;
+  max: number;
+  mean: number;
+  meanExact: string;
+  variance: number;
+  varianceExact: string;
+  sd: number;
+  /** `full`: counts listed; `probabilities`: counts omitted (too large); `summary`: no outcomes. */
+  listing: StatsListing;
+  denominator: string | null;
+  outcomes: StatsOutcome[];
+  percentiles: Percentiles | null;
+  truncation: Truncation | null;
+}
+
+/** One dice term as the engine computes it. */
+interface GroupModel {
+  die: DieSpec;
+  /** Dice thrown. */
+  count: number;
+  /** Dice kept (0..count). */
+  kept: number;
+  /** Whether the kept ones are the highest (else the lowest); irrelevant when all or none are kept. */
+  highest: boolean;
+  /** sign * multiplier. */
+  factor: number;
+}
+
+/** A distribution over `min + i * step`, with the mass not listed as `tail`. */
+interface Distribution {
+  min: number;
+  step: number;
+  counts: bigint[];
+  tail: bigint;
+  denominator: bigint;
+}
+
+const KNOWN_PLAN_FIELDS = new Set([
+  'sides',
+  'count',
+  'sign',
+  'multiplier',
+  'keep',
+  'keepAmount',
+  'explode',
+  'rerollLimit',
+  'rerollLow',
+  'rerollHigh',
+]);
+const KNOWN_PREPARED_FIELDS = new Set([
+  'formula',
+  'groups',
+  'modifiers',
+  'modifier',
+  'advantageState',
+  'tag',
+  'diceCount',
+  'deprecations',
+]);
+
+/**
+ * The exact distribution of the `total` that /v1/roll returns for `request`. Throws the errors
+ * prepareRoll throws (invalid_formula, invalid_request), FormulaError for a construct not yet
+ * supported, and TooComplexError when the answer would cost more than the budget.
+ */
+export function distribution(request: StatsRequest, options?: StatsOptions): StatsResponse {
+  const prepared = prepareRoll(request, { dicePerRoll: options?.dicePerRoll });
+  checkSupported(request);
+  const groups = modelGroups(prepared);
+  const depth = request.depth ?? autoDepth(groups);
+  if (!Number.isInteger(depth) || depth < 0 || depth > LIMITS.explodeCap) {
+    throw new FormulaError(`depth is an integer from 0 to ${LIMITS.explodeCap}.`, 'depth', undefined);
+  }
+  const budget = options?.costBudget ?? LIMITS.statsCostBudget;
+  const base = { formula: prepared.formula, advantageState: prepared.advantageState };
+
+  if (listedSupport(groups, depth) > (options?.outcomesMax ?? LIMITS.statsOutcomesMax)) {
+    return { ...base, ...summary(groups, prepared.modifier) };
+  }
+  const cost = estimateCost(groups, depth);
+  if (cost > budget) {
+    throw new TooComplexError(
+      `This formula's exact distribution would take about ${formatCost(cost)} units of work; the limit is ${formatCost(budget)}.`,
+    );
+  }
+  let result: Distribution = { min: prepared.modifier, step: 1, counts: [1n], tail: 0n, denominator: 1n };
+  for (const group of groups) result = add(result, groupDistribution(group, depth));
+  const exploding = groups.some((g) => g.die.explode !== 0 && g.kept > 0);
+  return { ...base, ...describe(result, exploding && result.tail > 0n ? depth : undefined) };
+}
+
+// --- what the engine knows -------------------------------------------------------------------
+
+/**
+ * Refuses anything the engine was not written for: every node and modifier of the request is
+ * matched against the ones it knows, so a construct added to the language later gets a clear
+ * 400 here instead of a wrong distribution.
+ */
+function checkSupported(request: StatsRequest): void {
+  checkFormulaNode(parseFormula(request.formula, { tags: request.tags }), 'formula');
+  const bonuses = request.bonuses ?? [];
+  for (let i = 0; i < bonuses.length; i++) {
+    const bonus = bonuses[i];
+    if (typeof bonus === 'string')
+      checkFormulaNode(parseFragment(bonus, { item: `bonuses[${i}]` }), `bonuses[${i}]`);
+  }
+}
+
+function checkFormulaNode(node: FormulaNode, item: string): void {
+  const terms = (node as { terms?: unknown }).terms;
+  if (node.kind !== 'formula' || !Array.isArray(terms)) throw notYetSupported('This kind of formula', item);
+  const known = new Set(['kind', 'terms', 'tag']);
+  for (const key of Object.keys(node)) if (!known.has(key)) throw notYetSupported(`A formula's ${key}`, item);
+  for (const term of node.terms) {
+    switch (term.kind) {
+      case 'flat':
+        break;
+      case 'dice':
+        for (const modifier of term.modifiers) {
+          switch (modifier.kind) {
+            case 'keep':
+            case 'drop':
+            case 'advantage':
+            case 'explode':
+            case 'reroll':
+            case 'multiply':
+              break;
+            default:
+              throw notYetSupported(
+                `The modifier ${safeName((modifier as { kind: unknown }).kind)}`,
+                item,
+                (modifier as { column?: number }).column,
+              );
+          }
+        }
+        break;
+      default:
+        throw notYetSupported(
+          `A term of kind ${safeName((term as { kind: unknown }).kind)}`,
+          item,
+          (term as { column?: number }).column,
+        );
+    }
+  }
+}
+
+/** A node kind for a message: a plain word, or described when it is anything else. */
+const safeName = (kind: unknown): string =>
+  typeof kind === 'string' && /^[A-Za-z]{1,30}$/.test(kind) ? kind : '(unnamed)';
+
+function modelGroups(prepared: PreparedRoll): GroupModel[] {
+  for (const key of Object.keys(prepared)) {
+    if (!KNOWN_PREPARED_FIELDS.has(key)) throw notYetSupported(`A roll's ${safeName(key)}`);
+  }
+  return prepared.groups.map(modelGroup);
+}
+
+function modelGroup(plan: GroupPlan): GroupModel {
+  for (const key of Object.keys(plan)) {
+    if (!KNOWN_PLAN_FIELDS.has(key)) throw notYetSupported(`A dice group's ${safeName(key)}`);
+  }
+  let explode: 0 | 1 | 2;
+  switch (plan.explode) {
+    case 0:
+    case 1:
+    case 2:
+      explode = plan.explode;
+      break;
+    default:
+      throw notYetSupported('This explosion');
+  }
+  const { count } = plan;
+  let kept: number;
+  let highest = true;
+  switch (plan.keep) {
+    case KeepRule.All:
+      kept = count;
+      break;
+    case KeepRule.KeepHighest:
+      kept = Math.min(plan.keepAmount, count);
+      break;
+    case KeepRule.KeepLowest:
+      kept = Math.min(plan.keepAmount, count);
+      highest = false;
+      break;
+    case KeepRule.DropHighest:
+      kept = Math.max(count - plan.keepAmount, 0);
+      highest = false;
+      break;
+    case KeepRule.DropLowest:
+      kept = Math.max(count - plan.keepAmount, 0);
+      break;
+    default:
+      throw notYetSupported('This keep or drop');
+  }
+  return {
+    die: {
+      sides: plan.sides,
+      explode,
+      rerollLimit: plan.rerollLimit,
+      rerollLow: plan.rerollLow,
+      rerollHigh: plan.rerollHigh,
+    },
+    count,
+    kept,
+    highest,
+    factor: plan.sign * plan.multiplier,
+  };
+}
+
+// --- planning: depth, size and cost before any work -------------------------------------------
+
+/** The least depth whose unlisted mass (estimated in doubles) is below the threshold, at most the cap. */
+function autoDepth(groups: readonly GroupModel[]): number {
+  const exploding = groups.filter((g) => g.die.explode !== 0 && g.kept > 0);
+  for (let depth = 0; depth < LIMITS.explodeCap; depth++) {
+    let tail = 0;
+    for (const g of exploding) {
+      tail += g.count * Math.exp(Math.log(topFaceProbability(g.die)) - depth * Math.log(g.die.sides));
+    }
+    if (tail < LIMITS.statsTailBelow) return depth;
+  }
+  return LIMITS.explodeCap;
+}
+
+/** Highest value a listed die can take, minus the lowest (1). */
+function dieSpan(die: DieSpec, depth: number): number {
+  if (die.explode === 0) return die.sides - 1;
+  const extras = Math.min(depth, LIMITS.explodeCap);
+  return extras === 0 ? die.sides - 2 : extras * die.sides + die.sides - 1;
+}
+
+/** How many totals the listing could have (an upper bound: the span of each group, added). */
+function listedSupport(groups: readonly GroupModel[], depth: number): number {
+  let step = 0;
+  let span = 0;
+  for (const g of groups) {
+    const groupSpan = g.kept * dieSpan(g.die, depth);
+    if (groupSpan === 0) continue;
+    step = Number(gcd(BigInt(step), BigInt(g.factor)));
+    span += groupSpan * Math.abs(g.factor);
+  }
+  return step === 0 ? 1 : span / step + 1;
+}
+
+/** Bits of one die's denominator (before the reduction dieCounts may find). */
+function dieBits(die: DieSpec, depth: number): number {
+  const levels = die.rerollLimit + 1 + (die.explode === 0 ? 0 : Math.min(depth, LIMITS.explodeCap));
+  return levels * Math.log2(die.sides) + 1;
+}
+
+/** Estimated bit operations of the whole computation: the budget's unit. */
+function estimateCost(groups: readonly GroupModel[], depth: number): number {
+  let cost = 0;
+  let resultBits = 0;
+  for (const g of groups) {
+    const span = dieSpan(g.die, depth);
+    const bits = dieBits(g.die, depth);
+    cost += (span + 1) * bits;
+    const groupBits = (g.kept * span + 1) * (g.count * bits + g.count + 8);
+    if (g.kept === g.count) {
+      cost += groupBits * 3;
+    } else if (g.kept > 0) {
+      cost += (span + 1) * (g.kept * (g.kept + 3)) * 0.5 * groupBits;
+    }
+    resultBits += groupBits;
+    cost += resultBits;
+  }
+  return cost;
+}
+
+function formatCost(cost: number): string {
+  return cost.toExponential(1).replace('e+', 'e');
+}
+
+// --- computing ---------------------------------------------------------------------------------
+
+function groupDistribution(group: GroupModel, depth: number): Distribution {
+  const { count, kept } = group;
+  if (kept === 0) return { min: 0, step: 1, counts: [1n], tail: 0n, denominator: 1n };
+  const die = dieCounts(group.die, depth);
+  const denominator = die.denominator ** BigInt(count);
+  let min: number;
+  let counts: bigint[];
+  if (kept === count) {
+    min = count * die.min;
+    counts = power(die.counts, count);
+  } else {
+    ({ min, counts } = keepDistribution(die, count, kept, group.highest));
+  }
+  return scale({ min, step: 1, counts, tail: denominator - total(counts), denominator }, group.factor);
+}
+
+/** The distribution of factor * X (factor a non-zero integer). */
+function scale(d: Distribution, factor: number): Distribution {
+  const trimmed = trimDistribution(d);
+  const step = trimmed.counts.length > 1 ? trimmed.step * Math.abs(factor) : 1;
+  if (factor > 0) return { ...trimmed, min: trimmed.min * factor, step };
+  const last = trimmed.min + (trimmed.counts.length - 1) * trimmed.step;
+  return { ...trimmed, min: last * factor, step, counts: trimmed.counts.slice().reverse() };
+}
+
+function trimDistribution(d: Distribution): Distribution {
+  let first = 0;
+  while (first < d.counts.length - 1 && d.counts[first] === 0n) first++;
+  let last = d.counts.length - 1;
+  while (last > first && d.counts[last] === 0n) last--;
+  if (first === 0 && last === d.counts.length - 1) return d;
+  return { ...d, min: d.min + first * d.step, counts: d.counts.slice(first, last + 1) };
+}
+
+/** Spreads counts onto a finer step (a divisor of the current one), zeros between. */
+function refine(d: Distribution, step: number): bigint[] {
+  if (d.step === step || d.counts.length === 1) return d.counts;
+  const ratio = d.step / step;
+  const counts: bigint[] = new Array((d.counts.length - 1) * ratio + 1).fill(0n);
+  for (let i = 0; i < d.counts.length; i++) counts[i * ratio] = d.counts[i]!;
+  return counts;
+}
+
+/** The distribution of the sum of two independent parts. */
+function add(a: Distribution, b: Distribution): Distribution {
+  const steps = [a, b].filter((d) => d.counts.length > 1).map((d) => d.step);
+  const step = steps.length === 0 ? 1 : steps.reduce((x, y) => Number(gcd(BigInt(x), BigInt(y))));
+  const counts = multiply(refine(a, step), refine(b, step));
+  const denominator = a.denominator * b.denominator;
+  return trimDistribution({
+    min: a.min + b.min,
+    step,
+    counts,
+    tail: denominator - total(counts),
+    denominator,
+  });
+}
+
+// --- the answer --------------------------------------------------------------------------------
+
+function describe(
+  d: Distribution,
+  truncatedDepth: number | undefined,
+): Omit<StatsResponse, 'formula' | 'advantageState'> {
+  const listedMass = d.denominator - d.tail;
+  let sum = 0n;
+  let sumSquares = 0n;
+  let countBits = 0;
+  const nonZero: Array<{ total: number; count: bigint }> = [];
+  for (let i = 0; i < d.counts.length; i++) {
+    const count = d.counts[i]!;
+    if (count === 0n) continue;
+    const value = d.min + i * d.step;
+    const t = BigInt(value);
+    sum += t * count;
+    sumSquares += t * t * count;
+    countBits += bitLength(count);
+    nonZero.push({ total: value, count });
+  }
+  // Decimal digits, plus the JSON around each count.
+  const countBytes = countBits * Math.log10(2) + nonZero.length * 12;
+  const listing: StatsListing = countBytes > LIMITS.statsCountsBytes ? 'probabilities' : 'full';
+  const outcomes: StatsOutcome[] = new Array(nonZero.length);
+  let below = 0n;
+  const percentiles: Record<string, number> = {};
+  let nextPercentile = 0;
+  for (let i = 0; i < nonZero.length; i++) {
+    const { total: value, count } = nonZero[i]!;
+    const atLeast = ratioToNumber(d.denominator - d.tail - below, d.denominator);
+    below += count;
+    const outcome: StatsOutcome = {
+      total: value,
+      probability: ratioToNumber(count, d.denominator),
+      atLeast,
+      atMost: ratioToNumber(below, d.denominator),
+    };
+    if (listing === 'full') outcome.count = count.toString();
+    outcomes[i] = outcome;
+    // The q-th percentile: the least total t with P(total <= t) >= q%, among the listed rolls.
+    while (
+      nextPercentile < PERCENTILES.length &&
+      100n * below >= BigInt(PERCENTILES[nextPercentile]!) * listedMass
+    ) {
+      percentiles[PERCENTILES[nextPercentile]!] = value;
+      nextPercentile++;
+    }
+  }
+  const varianceNumerator = listedMass * sumSquares - sum * sum;
+  const varianceDenominator = listedMass * listedMass;
+  const variance = ratioToNumber(varianceNumerator, varianceDenominator);
+  const truncation =
+    truncatedDepth === undefined
+      ? null
+      : {
+          depth: truncatedDepth,
+          tailProbability: ratioToNumber(d.tail, d.denominator),
+          tailExact: fraction(d.tail, d.denominator),
+        };
+  return {
+    min: nonZero[0]!.total,
+    max: nonZero[nonZero.length - 1]!.total,
+    mean: ratioToNumber(sum, listedMass),
+    meanExact: fraction(sum, listedMass),
+    variance,
+    varianceExact: fraction(varianceNumerator, varianceDenominator),
+    sd: Math.sqrt(variance),
+    listing,
+    denominator: listing === 'full' ? d.denominator.toString() : null,
+    outcomes,
+    percentiles: percentiles as Percentiles,
+    truncation,
+  };
+}
+
+// --- the summary, when the outcomes are too many to list ----------------------------------------
+
+interface Moments {
+  /** Mass, sum of value * mass, sum of value^2 * mass. */
+  s0: bigint;
+  s1: bigint;
+  s2: bigint;
+}
+
+/** Sums of v and v^2 for v = low..high. */
+function rangeSums(low: bigint, high: bigint): { s1: bigint; s2: bigint } {
+  const square = (n: bigint) => (n * (n + 1n) * (2n * n + 1n)) / 6n;
+  return { s1: ((low + high) * (high - low + 1n)) / 2n, s2: square(high) - square(low - 1n) };
+}
+
+/** Exact moments of one die's whole value distribution (every chain up to the cap of 100). */
+function dieMoments(die: DieSpec): Moments {
+  const w = finalThrowWeights(die);
+  const s = BigInt(die.sides);
+  const m: Moments = { s0: 0n, s1: 0n, s2: 0n };
+  const addRange = (low: bigint, high: bigint, weight: bigint) => {
+    if (high < low || weight === 0n) return;
+    const r = rangeSums(low, high);
+    m.s0 += weight * (high - low + 1n);
+    m.s1 += weight * r.s1;
+    m.s2 += weight * r.s2;
+  };
+  const cap = BigInt(LIMITS.explodeCap);
+  const extraLevels = die.explode === 0 ? 0n : cap;
+  const levelScale = s ** extraLevels;
+  // Final throws that do not explode: the faces outside and inside the reroll range.
+  const top = die.explode === 0 ? s : s - 1n;
+  const low = BigInt(Math.max(die.rerollLow, 1));
+  const high = BigInt(Math.min(die.rerollHigh, die.sides));
+  if (die.rerollLimit > 0 && high >= low) {
+    addRange(1n, low - 1n < top ? low - 1n : top, w.kept * levelScale);
+    addRange(low, high < top ? high : top, w.met * levelScale);
+    addRange(high + 1n, top, w.kept * levelScale);
+  } else {
+    addRange(1n, top, w.kept * levelScale);
+  }
+  if (die.explode !== 0) {
+    const topWeight = isRerolled(die, die.sides) ? w.met : w.kept;
+    const penalty = die.explode === 2 ? 1n : 0n;
+    let scaleLeft = levelScale;
+    for (let j = 1n; j <= cap; j++) {
+      scaleLeft /= s;
+      const base = s + (j - 1n) * (s - penalty) - penalty;
+      const lastFace = j === cap ? s : s - 1n;
+      addRange(base + 1n, base + lastFace, topWeight * scaleLeft);
+    }
+  }
+  return m;
+}
+
+/** min, max, exact mean and variance without listing: for sums of dice (no keep or drop). */
+function summary(
+  groups: readonly GroupModel[],
+  modifier: number,
+): Omit<StatsResponse, 'formula' | 'advantageState'> {
+  // mean = meanN / meanD, variance = varN / varD, accumulated as exact fractions.
+  let meanN = BigInt(modifier);
+  let meanD = 1n;
+  let varN = 0n;
+  let varD = 1n;
+  let min = modifier;
+  let max = modifier;
+  for (const g of groups) {
+    if (g.kept === 0) continue;
+    if (g.kept !== g.count) {
+      throw new TooComplexError(
+        'This formula has too many possible totals to list, and a keep or drop over it has no exact summary here.',
+      );
+    }
+    const m = dieMoments(g.die);
+    const n = BigInt(g.count);
+    const k = BigInt(g.factor);
+    // Group mean n*k*s1/s0; variance n*k^2*(s0*s2 - s1^2)/s0^2.
+    meanN = meanN * m.s0 + n * k * m.s1 * meanD;
+    meanD *= m.s0;
+    varN = varN * m.s0 * m.s0 + n * k * k * (m.s0 * m.s2 - m.s1 * m.s1) * varD;
+    varD *= m.s0 * m.s0;
+    [meanN, meanD] = lowest(meanN, meanD);
+    [varN, varD] = lowest(varN, varD);
+    const dieMax = die1Max(g.die);
+    // Every face can stand (a rerolled one after the last reroll), so a die's least value is 1.
+    const low = g.count;
+    const high = g.count * dieMax;
+    min += g.factor > 0 ? low * g.factor : high * g.factor;
+    max += g.factor > 0 ? high * g.factor : low * g.factor;
+  }
+  const variance = ratioToNumber(varN, varD);
+  return {
+    min,
+    max,
+    mean: ratioToNumber(meanN, meanD),
+    meanExact: fraction(meanN, meanD),
+    variance,
+    varianceExact: fraction(varN, varD),
+    sd: Math.sqrt(variance),
+    listing: 'summary',
+    denominator: null,
+    outcomes: [],
+    percentiles: null,
+    truncation: null,
+  };
+}
+
+function lowest(n: bigint, d: bigint): [bigint, bigint] {
+  const g = gcd(n, d);
+  return g > 1n ? [n / g, d / g] : [n, d];
+}
+
+/** The greatest value of one die's whole chain. */
+function die1Max(die: DieSpec): number {
+  if (die.explode === 0) return die.sides;
+  const penalty = die.explode === 2 ? 1 : 0;
+  return die.sides + LIMITS.explodeCap * (die.sides - penalty);
+}

@@ -22,13 +22,15 @@ export function keepDistribution(
   k: number,
   highest: boolean,
 ): { min: number; counts: bigint[] } {
+  const maxIndex = die.counts.length - 1;
+  // Positions count from the first outcome processed (the top one when keeping the highest), so
+  // the packed sums start small and grow only as the walk goes on.
   const outcomes: Array<{ index: number; weight: bigint }> = [];
   for (let i = 0; i < die.counts.length; i++) {
     const weight = die.counts[i]!;
-    if (weight !== 0n) outcomes.push({ index: i, weight });
+    if (weight !== 0n) outcomes.push({ index: highest ? maxIndex - i : i, weight });
   }
   if (highest) outcomes.reverse();
-  const maxIndex = die.counts.length - 1;
   const length = k * maxIndex + 1;
   // Slot width: every partial count is at most C(n, j) * denominator^j <= 2^n * denominator^n.
   const slotBits = 4 * Math.ceil((bitLength(die.denominator) * n + n + 8) / 4);
@@ -74,5 +76,6 @@ export function keepDistribution(
     }
     placed = next;
   }
-  return { min: k * die.min, counts: unpack(result, slotBits / 4, length) };
+  const counts = unpack(result, slotBits / 4, length);
+  return { min: k * die.min, counts: highest ? counts.reverse() : counts };
 }

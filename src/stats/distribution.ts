@@ -3,7 +3,7 @@
 // estimated before any work, and the answer is built from integer counts over one denominator.
 // Pure: no HTTP, no tRPC, no worker; src/stats/pool.ts runs it off the event loop.
 
-import { FormulaError } from '../errors.js';
+import { RequestError } from '../errors.js';
 import type { FormulaNode } from '../formula/ast.js';
 import { parseFormula, parseFragment } from '../formula/parse.js';
 import { LIMITS } from '../limits.js';
@@ -122,29 +122,56 @@ const KNOWN_PREPARED_FIELDS = new Set([
  * supported, and TooComplexError when the answer would cost more than the budget.
  */
 export function distribution(request: StatsRequest, options?: StatsOptions): StatsResponse {
+  const plan = planDistribution(request, options);
+  const { prepared, groups, depth } = plan;
+  const base = { formula: prepared.formula, advantageState: prepared.advantageState };
+  if (plan.summaryOnly) return { ...base, ...summary(groups, prepared.modifier) };
+  let result: Distribution = { min: prepared.modifier, step: 1, counts: [1n], tail: 0n, denominator: 1n };
+  for (const group of groups) result = add(result, groupDistribution(group, depth));
+  const exploding = groups.some((g) => g.die.explode !== 0 && g.kept > 0);
+  return { ...base, ...describe(result, exploding && result.tail > 0n ? depth : undefined) };
+}
+
+/**
+ * Every check distribution() makes before it computes anything (the roll rules, the constructs,
+ * the size and the cost), without the work: it throws exactly what distribution() would throw
+ * before computing. The service calls it on the event loop, so only valid work reaches a worker.
+ */
+export function checkDistribution(request: StatsRequest, options?: StatsOptions): void {
+  planDistribution(request, options);
+}
+
+interface Plan {
+  prepared: PreparedRoll;
+  groups: GroupModel[];
+  depth: number;
+  summaryOnly: boolean;
+}
+
+function planDistribution(request: StatsRequest, options?: StatsOptions): Plan {
   const prepared = prepareRoll(request, { dicePerRoll: options?.dicePerRoll });
   checkSupported(request);
   const groups = modelGroups(prepared);
   const depth = request.depth ?? autoDepth(groups);
   if (!Number.isInteger(depth) || depth < 0 || depth > LIMITS.explodeCap) {
-    throw new FormulaError(`depth is an integer from 0 to ${LIMITS.explodeCap}.`, 'depth', undefined);
+    throw new RequestError(`depth must be an integer from 0 to ${LIMITS.explodeCap}.`);
+  }
+  if (listedSupport(groups, depth) > (options?.outcomesMax ?? LIMITS.statsOutcomesMax)) {
+    if (groups.some((g) => g.kept !== 0 && g.kept !== g.count)) {
+      throw new TooComplexError(
+        'This formula has too many possible totals to list, and its keep or drop has no exact summary.',
+      );
+    }
+    return { prepared, groups, depth, summaryOnly: true };
   }
   const budget = options?.costBudget ?? LIMITS.statsCostBudget;
-  const base = { formula: prepared.formula, advantageState: prepared.advantageState };
-
-  if (listedSupport(groups, depth) > (options?.outcomesMax ?? LIMITS.statsOutcomesMax)) {
-    return { ...base, ...summary(groups, prepared.modifier) };
-  }
   const cost = estimateCost(groups, depth);
   if (cost > budget) {
     throw new TooComplexError(
       `This formula's exact distribution would take about ${formatCost(cost)} units of work; the limit is ${formatCost(budget)}.`,
     );
   }
-  let result: Distribution = { min: prepared.modifier, step: 1, counts: [1n], tail: 0n, denominator: 1n };
-  for (const group of groups) result = add(result, groupDistribution(group, depth));
-  const exploding = groups.some((g) => g.die.explode !== 0 && g.kept > 0);
-  return { ...base, ...describe(result, exploding && result.tail > 0n ? depth : undefined) };
+  return { prepared, groups, depth, summaryOnly: false };
 }
 
 // --- what the engine knows -------------------------------------------------------------------
@@ -535,12 +562,8 @@ function summary(
   let min = modifier;
   let max = modifier;
   for (const g of groups) {
+    // planDistribution sends only sums here: every group keeps all its dice or none.
     if (g.kept === 0) continue;
-    if (g.kept !== g.count) {
-      throw new TooComplexError(
-        'This formula has too many possible totals to list, and a keep or drop over it has no exact summary here.',
-      );
-    }
     const m = dieMoments(g.die);
     const n = BigInt(g.count);
     const k = BigInt(g.factor);

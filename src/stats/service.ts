@@ -1,0 +1,130 @@
+// /v1/stats off the event loop: requests are checked here (cheap, synchronous), computed in a
+// worker-thread pool (piscina) with a time limit, and remembered in a bounded LRU cache keyed by
+// the normalised request. A distribution never changes for a given version, so its ETag is a
+// hash of the version and that key, known before any work (docs/stats.md).
+
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { LRUCache } from 'lru-cache';
+import { Piscina } from 'piscina';
+import { LIMITS } from '../limits.js';
+import { VERSION } from '../version.js';
+import {
+  checkDistribution,
+  type StatsOptions,
+  type StatsRequest,
+  type StatsResponse,
+} from './distribution.js';
+import { TooComplexError } from './errors.js';
+import type { StatsTask } from './worker.js';
+
+export interface StatsServiceOptions {
+  /** Worker threads at most (default 1: the event loop keeps the other core for rolls). */
+  threads?: number | undefined;
+  /** Time limit of one computation, queueing included (default LIMITS.statsTimeoutMs). */
+  timeoutMs?: number | undefined;
+  /** Distributions remembered at most (default 256). */
+  cacheEntries?: number | undefined;
+  /** The per-roll dice limit (the service's DICE_PER_ROLL). */
+  dicePerRoll?: number | undefined;
+  /** The engine's work budget (default LIMITS.statsCostBudget). */
+  costBudget?: number | undefined;
+}
+
+/** The compiled worker: next to this file in dist/, or dist/'s copy when running from src/ (tests). */
+function workerFile(): string {
+  const here = import.meta.url;
+  const url = here.endsWith('.ts')
+    ? new URL('../../dist/stats/worker.js', here)
+    : new URL('./worker.js', here);
+  const file = fileURLToPath(url);
+  if (!existsSync(file)) throw new Error(`${file} is missing: run npm run build first.`);
+  return file;
+}
+
+/** Roughly the bytes an answer holds (the cache's size unit). */
+const sizeOf = (answer: StatsResponse): number =>
+  1024 + answer.outcomes.length * 96 + (answer.outcomes[0]?.count?.length ?? 0) * answer.outcomes.length;
+
+export class StatsService {
+  private readonly pool: Piscina<StatsTask, StatsResponse>;
+  private readonly cache: LRUCache<string, StatsResponse>;
+  private readonly running = new Map<string, Promise<StatsResponse>>();
+  private readonly options: StatsOptions;
+  private readonly timeoutMs: number;
+
+  constructor(options: StatsServiceOptions = {}) {
+    const threads = options.threads ?? 1;
+    this.pool = new Piscina<StatsTask, StatsResponse>({
+      filename: workerFile(),
+      minThreads: 0,
+      maxThreads: threads,
+      idleTimeout: 30_000,
+      maxQueue: 64,
+    });
+    this.cache = new LRUCache<string, StatsResponse>({
+      max: options.cacheEntries ?? 256,
+      maxSize: 64 * 1024 * 1024,
+      sizeCalculation: sizeOf,
+    });
+    this.timeoutMs = options.timeoutMs ?? LIMITS.statsTimeoutMs;
+    this.options = { dicePerRoll: options.dicePerRoll, costBudget: options.costBudget };
+  }
+
+  /** The request in one canonical form: what the answer depends on, and nothing else. */
+  static key(request: StatsRequest): string {
+    return JSON.stringify([
+      request.formula.trim(),
+      request.advantage ?? 'normal',
+      request.bonuses ?? [],
+      [...new Set(request.tags ?? [])].sort(),
+      request.depth ?? null,
+    ]);
+  }
+
+  /** A strong validator of the answer: the version and the normalised request. */
+  etag(request: StatsRequest): string {
+    const hash = createHash('sha256')
+      .update(`${VERSION}\n${JSON.stringify(this.options)}\n${StatsService.key(request)}`)
+      .digest('base64url');
+    return `"${hash.slice(0, 27)}"`;
+  }
+
+  /**
+   * The distribution of `request`: refusals (invalid_formula, invalid_request, too_complex) are
+   * thrown synchronously before any work; a computation over the time limit is too_complex.
+   */
+  distribution(request: StatsRequest): Promise<StatsResponse> {
+    const key = StatsService.key(request);
+    const cached = this.cache.get(key);
+    if (cached !== undefined) return Promise.resolve(cached);
+    const running = this.running.get(key);
+    if (running !== undefined) return running;
+    checkDistribution(request, this.options);
+    const task = this.pool
+      .run({ request, options: this.options }, { signal: AbortSignal.timeout(this.timeoutMs) })
+      .then(
+        (answer) => {
+          this.cache.set(key, answer);
+          return answer;
+        },
+        (error: unknown) => {
+          if ((error as { name?: unknown } | null)?.name === 'AbortError') {
+            throw new TooComplexError(
+              `This formula's exact distribution took longer than the limit of ${this.timeoutMs / 1000} s.`,
+            );
+          }
+          throw error;
+        },
+      )
+      .finally(() => this.running.delete(key));
+    this.running.set(key, task);
+    return task;
+  }
+
+  /** Stops the worker threads (pending computations are rejected). */
+  async close(): Promise<void> {
+    await this.pool.destroy();
+  }
+}

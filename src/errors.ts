@@ -17,7 +17,7 @@ export abstract class DiceError extends Error {
 }
 
 /**
- * A formula or bonus fragment that does not parse or breaks a rule of FORMULA.md
+ * A formula or bonus fragment that does not parse or breaks a rule of docs/language.md
  * (including an unlisted trailing word and the per-roll dice limit).
  */
 export class FormulaError extends DiceError {

@@ -35,7 +35,7 @@ export interface RawResults {
   readonly sampler?: MicroPair;
 }
 
-/** The targets of issue 5. Latency quotients are "at most"; throughput ratios "at least". */
+/** The targets listed in docs/performance.md. Latency quotients are "at most"; throughput ratios "at least". */
 const TARGETS: Readonly<Record<string, Target>> = {
   rollGetVsBareFastify: { min: 0.5 },
   rollGetP99VsBareFastify: { max: 2 },

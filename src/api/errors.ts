@@ -12,7 +12,7 @@ export interface ApiError {
   message: string;
 }
 
-/** Exactly the codes each status may carry (SPEC.md, Errors rule 1, plus not_found for unknown paths). */
+/** Exactly the codes each status may carry (docs/api.md "Errors", plus not_found for unknown paths). */
 export const CODES_OF_STATUS = {
   400: ['invalid_request', 'invalid_formula', 'too_many_dice', 'too_complex'],
   404: ['not_found'],

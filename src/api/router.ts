@@ -15,7 +15,7 @@ import {
 } from './schemas.js';
 import { publicProcedure, router } from './trpc.js';
 
-/** The error statuses of every rolling operation (SPEC.md, Endpoints rule 2). */
+/** The error statuses of every rolling operation (docs/api.md "Errors"). */
 const rollErrors = {
   400: `${ERROR_DESCRIPTIONS[400]} (${CODES_OF_STATUS[400].join(', ')}).`,
   413: `${ERROR_DESCRIPTIONS[413]} (${LIMITS.bodyBytes} bytes by default).`,

@@ -1,5 +1,5 @@
 // Formula text -> checked AST. The generated peggy parser says what can be written; this module
-// adds every rule of FORMULA.md the grammar leaves open (ranges, one modifier of each kind,
+// adds every rule of docs/language.md the grammar leaves open (ranges, one modifier of each kind,
 // conflicts, conditions every face meets, the no-dice rule, tags) and turns parser failures into
 // FormulaErrors whose messages are safe to put on a web page.
 

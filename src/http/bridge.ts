@@ -92,8 +92,7 @@ function parseLikeTrpc(schema: z.ZodType, value: unknown): unknown {
 /**
  * The procedure run from its own definition (input schema, resolver, output schema), exactly as
  * tRPC would run it, errors included, but without its per-call middleware chain, which copies
- * the call options at every step and costs about 12 us of the ~30 us a REST roll takes (measured
- * by `npm run bench`). Only for a procedure whose middlewares are tRPC's built-in ones: one with
+ * the call options at every step, a large share of a REST roll's cost (see `npm run bench`). Only for a procedure whose middlewares are tRPC's built-in ones: one with
  * any middleware of its own (auth, logging) is always called through the caller.
  */
 function directProcedure(

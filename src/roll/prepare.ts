@@ -49,7 +49,7 @@ export interface PreparedRoll {
   readonly modifier: number;
   readonly advantageState: AdvantageState;
   readonly tag: string | undefined;
-  /** Dice thrown, as counted by FORMULA.md (original dice; explosions and rerolls not counted). */
+  /** Dice thrown, as counted by docs/language.md "Limits" (original dice; explosions and rerolls not counted). */
   readonly diceCount: number;
   /** Deprecated forms used; rollPrepared reports them through `onDeprecation`. */
   readonly deprecations: readonly Deprecation[];
@@ -64,7 +64,7 @@ const ADVANTAGE_DEPRECATION =
   'The form 1d20adv (adv or dis on a single die) is deprecated: it still throws two dice; write 2d20adv.';
 
 /**
- * Checks a request against every rule of FORMULA.md and builds its roll plan. Throws
+ * Checks a request against every rule of docs/language.md and builds its roll plan. Throws
  * FormulaError (invalid_formula) or RequestError (invalid_request); never rolls.
  */
 export function prepareRoll(request: RollRequest, options?: PrepareOptions): PreparedRoll {

@@ -17,8 +17,8 @@ export type SamplingMethod = 'multiply' | 'modulo';
  * - multiply (Lemire's method), used whenever `word * sides` is exact in a double
  *   (R * sides <= 2^53, i.e. up to 2^21 sides for 32-bit words): face = floor(word * sides / R)
  *   + 1, rejecting the word when (word * sides) mod R < R mod sides. Exactly floor(R / sides)
- *   words remain for every face. One multiplication and no division per die: a variable `%` costs
- *   V8 about 10 ns, which would dominate a die.
+ *   words remain for every face. One multiplication and no division per die: a variable `%` is a
+ *   hardware division, which would dominate the cost of a die.
  * - modulo, for larger dice: only the first `R - R % sides` words are used (an exact multiple of
  *   `sides`), face = word % sides + 1; the rest are redrawn.
  */

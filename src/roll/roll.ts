@@ -1,4 +1,4 @@
-// Rolls a prepared plan into a RollResponse (FORMULA.md "What the response means"). The hot path
+// Rolls a prepared plan into a RollResponse (docs/language.md "The response"). The hot path
 // of every request: per-die bookkeeping lives in preallocated typed arrays, and no closure or
 // object is created per die.
 
@@ -251,7 +251,7 @@ function rollPlainGroup(plan: GroupPlan, random: RandomSource): DieGroup {
 /**
  * Marks in `dieKept` which of the `count` dice count, and returns how many. Ties are broken by
  * position: of equal values the earlier die is chosen first, kept first by a keep and dropped
- * first by a drop (FORMULA.md).
+ * first by a drop (docs/language.md "Ties").
  */
 function selectKept(rule: KeepRule, amount: number, count: number): number {
   if (rule === KeepRule.All) {

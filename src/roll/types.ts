@@ -1,4 +1,4 @@
-// The public shapes of a roll: what a caller asks for and what comes back (SPEC.md, FORMULA.md).
+// The public shapes of a roll: what a caller asks for and what comes back (docs/api.md, docs/language.md).
 // Plain data only, shared by the roller, the zod schemas and the typed client.
 
 export const ADVANTAGE_STATES = ['normal', 'advantage', 'disadvantage'] as const;

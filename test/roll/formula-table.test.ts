@@ -1,4 +1,4 @@
-// Every row and rule of FORMULA.md, rolled with scripted faces so the exact dice, flags, totals
+// Every form and rule of docs/language.md, rolled with scripted faces so the exact dice, flags, totals
 // and natural flags are known.
 
 import { describe, expect, it } from 'vitest';
@@ -616,7 +616,7 @@ describe('limits', () => {
   it('count: 1 to 1000', () => {
     expect(countDice({ formula: '1000d6' })).toBe(1000);
     expect(formulaError('1001d6').column).toBe(1);
-    // SPEC.md: a roll over the dice limit is refused with a message stating the limit and the count.
+    // docs/language.md "Limits": a roll over the dice limit is refused with a message stating the limit and the count.
     expect(formulaError('1001d6').message).toMatch(/1,000\b.*1,001/);
     expect(formulaError('0d6').code).toBe('invalid_formula');
     expect(formulaError('2+0d6').column).toBe(3);

@@ -1,5 +1,5 @@
 // Keep/drop ordering takes two paths (insertion sort up to 16 dice, a typed-array sort above):
-// both must pick exactly the dice FORMULA.md names, ties going to the earlier die.
+// both must pick exactly the dice docs/language.md names, ties going to the earlier die.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { roll } from '../../src/index.js';

@@ -193,7 +193,7 @@ function chiSquare(sides: number, rolls: number): number {
 const ALPHA = 1e-6;
 
 describe('fairness of the real CSPRNG (chi-square, alpha 1e-6)', () => {
-  it('the critical values are right (STACK-NOTES: d6 35.888, d20 63.677)', () => {
+  it('the critical values are right (chi-square tables: d6 35.888, d20 63.677)', () => {
     expect(chiSquareCritical(5, ALPHA)).toBeCloseTo(35.888, 2);
     expect(chiSquareCritical(19, ALPHA)).toBeCloseTo(63.677, 2);
     // d100, 99 degrees of freedom: 180.79 (the survival function confirms it both ways).

@@ -2,7 +2,7 @@
 // sample roll with every die marked, or where and why a formula is refused.
 //
 //   npm run playground -- "4d6kh3+2" [--tags fire,cold] [--advantage advantage|disadvantage]
-//                          [--bonus 2 --bonus 1d4] [--json] [--trace]
+//                          [--bonus 2 --bonus 1d4] [--json] [--trace] [--stats]
 //   npm run playground                      (interactive: one formula per line)
 
 import { readFileSync } from 'node:fs';
@@ -14,6 +14,8 @@ import type { DiceNode, FormulaNode, GroupPlan, PreparedRoll, RollRequest } from
 import { DiceError, FormulaError, LIMITS, parseFormula, prepareRoll, rollPrepared } from '../src/index.js';
 import { ExplodeRule } from '../src/roll/prepare.js';
 import type { DieGroup, RollResponse } from '../src/roll/types.js';
+import { distribution } from '../src/stats/distribution.js';
+import { statsLines } from './playground-stats.js';
 
 interface Options {
   tags: string[];
@@ -21,11 +23,13 @@ interface Options {
   bonuses: Array<number | string>;
   json: boolean;
   trace: boolean;
+  /** Also the exact distribution of the total (scripts/playground-stats.ts). */
+  stats: boolean;
   formula: string | undefined;
 }
 
 const USAGE = `usage: npm run playground -- "<formula>" [--tags a,b] [--advantage advantage|disadvantage]
-                         [--bonus N|fragment]... [--json] [--trace]
+                         [--bonus N|fragment]... [--json] [--trace] [--stats]
        npm run playground            (interactive prompt)`;
 
 function parseArgs(argv: readonly string[]): Options {
@@ -35,6 +39,7 @@ function parseArgs(argv: readonly string[]): Options {
     bonuses: [],
     json: false,
     trace: false,
+    stats: false,
     formula: undefined,
   };
   for (let i = 0; i < argv.length; i++) {
@@ -64,6 +69,9 @@ function parseArgs(argv: readonly string[]): Options {
       case '--trace':
         options.trace = true;
         break;
+      case '--stats':
+        options.stats = true;
+        break;
       case '--help':
       case '-h':
         throw new UsageError(USAGE);
@@ -92,8 +100,9 @@ function run(formula: string, options: Options): { text: string; ok: boolean } {
     const prepared = prepareRoll(request);
     const warnings: string[] = [];
     const roll = rollPrepared(prepared, { onDeprecation: (w) => warnings.push(`${w.item}: ${w.message}`) });
+    const stats = options.stats ? distribution(request) : undefined;
     if (options.json) {
-      return { text: JSON.stringify({ ast, diceCount: prepared.diceCount, roll }), ok: true };
+      return { text: JSON.stringify({ ast, diceCount: prepared.diceCount, roll, stats }), ok: true };
     }
     const lines = [
       trace,
@@ -105,6 +114,7 @@ function run(formula: string, options: Options): { text: string; ok: boolean } {
       'sample roll',
       ...rollLines(prepared, roll),
       ...warnings.map((w) => `warning: ${w}`),
+      ...(stats === undefined ? [] : ['', ...statsLines(stats)]),
     ];
     return { text: lines.filter((line, i) => i > 0 || line !== '').join('\n'), ok: true };
   } catch (error) {

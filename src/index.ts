@@ -1,4 +1,5 @@
-// fairdice's library entry: parse a formula, count its dice, roll it. Pure: no HTTP, no tRPC.
+// fairdice's library entry: parse a formula, count its dice, roll it, and compute the exact
+// distribution of its total. Pure: no HTTP, no tRPC.
 
 export * from './errors.js';
 export type {
@@ -29,3 +30,14 @@ export type { RollOptions } from './roll/roll.js';
 export { roll, rollPrepared } from './roll/roll.js';
 export type { AdvantageState, DieGroup, RandomSource, RollRequest, RollResponse } from './roll/types.js';
 export { ADVANTAGE_STATES } from './roll/types.js';
+export type {
+  Percentiles,
+  StatsListing,
+  StatsOptions,
+  StatsOutcome,
+  StatsRequest,
+  StatsResponse,
+  Truncation,
+} from './stats/distribution.js';
+export { checkDistribution, distribution, PERCENTILES } from './stats/distribution.js';
+export { TooComplexError } from './stats/errors.js';

@@ -21,24 +21,45 @@ function slotDigits(aBits: number, bBits: number, terms: number): number {
 
 /** Packs coefficients into one BigInt, `digits` hex digits per slot, index 0 in the lowest slot. */
 export function pack(poly: readonly bigint[], digits: number): bigint {
-  const parts: string[] = new Array(poly.length);
-  for (let i = 0; i < poly.length; i++) {
-    parts[poly.length - 1 - i] = poly[i]!.toString(16).padStart(digits, '0');
+  return packRange(poly, 0, poly.length, BigInt(digits * 4));
+}
+
+/** Halves packed separately and joined by one shift: linear work per level, no strings. */
+function packRange(poly: readonly bigint[], from: number, to: number, slotBits: bigint): bigint {
+  if (to - from <= 8) {
+    let packed = 0n;
+    for (let i = to - 1; i >= from; i--) packed = (packed << slotBits) | poly[i]!;
+    return packed;
   }
-  return BigInt(`0x${parts.join('')}`);
+  const middle = (from + to) >> 1;
+  const low = packRange(poly, from, middle, slotBits);
+  const high = packRange(poly, middle, to, slotBits);
+  return (high << (BigInt(middle - from) * slotBits)) | low;
 }
 
 /** The inverse of pack: `length` coefficients of `digits` hex digits each. */
 export function unpack(packed: bigint, digits: number, length: number): bigint[] {
-  const hex = packed.toString(16).padStart(length * digits, '0');
+  const slotBits = BigInt(digits * 4);
+  if (packed >> (BigInt(length) * slotBits) !== 0n) throw new RangeError('slot overflow');
   const result: bigint[] = new Array(length);
-  const top = hex.length - length * digits;
-  if (top > 0 && /[^0]/.test(hex.slice(0, top))) throw new RangeError('slot overflow');
-  for (let i = 0; i < length; i++) {
-    const end = hex.length - i * digits;
-    result[i] = BigInt(`0x${hex.slice(end - digits, end)}`);
-  }
+  unpackRange(packed, 0, length, slotBits, result);
   return result;
+}
+
+function unpackRange(packed: bigint, from: number, to: number, slotBits: bigint, out: bigint[]): void {
+  if (to - from <= 8) {
+    const bits = Number(slotBits);
+    let rest = packed;
+    for (let i = from; i < to; i++) {
+      out[i] = BigInt.asUintN(bits, rest);
+      rest >>= slotBits;
+    }
+    return;
+  }
+  const middle = (from + to) >> 1;
+  const shift = BigInt(middle - from) * slotBits;
+  unpackRange(BigInt.asUintN(Number(shift), packed), from, middle, slotBits, out);
+  unpackRange(packed >> shift, middle, to, slotBits, out);
 }
 
 /** The product of two polynomials (the distribution of a sum of two independent parts). */

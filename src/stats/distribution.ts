@@ -450,14 +450,13 @@ function describe(
     const { total: value, count } = nonZero[i]!;
     const atLeast = ratioToNumber(d.denominator - d.tail - below, d.denominator);
     below += count;
-    const outcome: StatsOutcome = {
+    outcomes[i] = {
       total: value,
+      ...(listing === 'full' ? { count: count.toString() } : {}),
       probability: ratioToNumber(count, d.denominator),
       atLeast,
       atMost: ratioToNumber(below, d.denominator),
     };
-    if (listing === 'full') outcome.count = count.toString();
-    outcomes[i] = outcome;
     // The q-th percentile: the least total t with P(total <= t) >= q%, among the listed rolls.
     while (
       nextPercentile < PERCENTILES.length &&

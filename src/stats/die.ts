@@ -5,6 +5,7 @@
 
 import { LIMITS } from '../limits.js';
 import { gcd } from './exact.js';
+import { multiply, power } from './poly.js';
 
 /** How one die of a group is thrown: the roll plan's fields, as the engine reads them. */
 export interface DieSpec {
@@ -122,4 +123,41 @@ export function reduce(d: DieCounts): DieCounts {
     tail: d.tail / g,
     denominator: d.denominator / g,
   };
+}
+
+/**
+ * The sum of n exploding dice that are never rerolled, listing chains to `depth` (< the cap)
+ * extras, by a factorisation: a chain of j extras ending on r (1..sides-1) is worth
+ * j * (sides - penalty) + r, and a die that does not explode shows r itself, so a die's value is
+ * step * J + R with J (extras, weight sides^(depth-j)) and R (uniform on 1..sides-1)
+ * independent. The sum is then a small power of R times a spread power of J: far smaller
+ * numbers than the power of the whole die. Returns counts over `n + i` and the denominator.
+ */
+export function explodingSum(
+  sides: number,
+  penetrate: boolean,
+  depth: number,
+  n: number,
+): { min: number; counts: bigint[]; denominator: bigint } {
+  const s = BigInt(sides);
+  const step = sides - (penetrate ? 1 : 0);
+  const faces = power(new Array<bigint>(sides - 1).fill(1n), n);
+  const chain: bigint[] = [];
+  for (let j = 0; j <= depth; j++) chain.push(s ** BigInt(depth - j));
+  const extras = power(chain, n);
+  const length = faces.length - 1 + (extras.length - 1) * step + 1;
+  let counts: bigint[];
+  if (faces.length * extras.length <= 200_000) {
+    counts = new Array<bigint>(length).fill(0n);
+    for (let k = 0; k < extras.length; k++) {
+      const weight = extras[k]!;
+      const at = k * step;
+      for (let a = 0; a < faces.length; a++) counts[at + a] = counts[at + a]! + weight * faces[a]!;
+    }
+  } else {
+    const spread = new Array<bigint>((extras.length - 1) * step + 1).fill(0n);
+    for (let k = 0; k < extras.length; k++) spread[k * step] = extras[k]!;
+    counts = multiply(spread, faces);
+  }
+  return { min: n, counts, denominator: s ** BigInt(n * (depth + 1)) };
 }

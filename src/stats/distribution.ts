@@ -9,7 +9,15 @@ import { parseFormula, parseFragment } from '../formula/parse.js';
 import { LIMITS } from '../limits.js';
 import { type GroupPlan, KeepRule, type PreparedRoll, prepareRoll } from '../roll/prepare.js';
 import type { AdvantageState, RollRequest } from '../roll/types.js';
-import { type DieSpec, dieCounts, finalThrowWeights, isRerolled, topFaceProbability } from './die.js';
+import {
+  type DieSpec,
+  dieCounts,
+  explodingSum,
+  finalThrowWeights,
+  isRerolled,
+  rerolledFaces,
+  topFaceProbability,
+} from './die.js';
 import { notYetSupported, TooComplexError } from './errors.js';
 import { bitLength, fraction, gcd, ratioToNumber } from './exact.js';
 import { keepDistribution } from './keep.js';
@@ -363,7 +371,16 @@ function formatCost(cost: number): string {
 function groupDistribution(group: GroupModel, depth: number): Distribution {
   const { count, kept } = group;
   if (kept === 0) return { min: 0, step: 1, counts: [1n], tail: 0n, denominator: 1n };
-  const die = dieCounts(group.die, depth);
+  const { die: spec } = group;
+  if (kept === count && spec.explode !== 0 && rerolledFaces(spec) === 0 && depth < LIMITS.explodeCap) {
+    const sum = explodingSum(spec.sides, spec.explode === 2, depth, count);
+    const tail = sum.denominator - total(sum.counts);
+    return scale(
+      { min: sum.min, step: 1, counts: sum.counts, tail, denominator: sum.denominator },
+      group.factor,
+    );
+  }
+  const die = dieCounts(spec, depth);
   const denominator = die.denominator ** BigInt(count);
   let min: number;
   let counts: bigint[];
@@ -427,8 +444,15 @@ function describe(
   const listedMass = d.denominator - d.tail;
   let sum = 0n;
   let sumSquares = 0n;
-  let countBits = 0;
-  const nonZero: Array<{ total: number; count: bigint }> = [];
+  const counts: bigint[] = [];
+  const outcomes: StatsOutcome[] = [];
+  let below = 0n;
+  const percentiles: Record<string, number> = {};
+  let nextPercentile = 0;
+  // Decimal digits of the counts, from each count's probability (log10 count = log10
+  // denominator + log10 p), plus the JSON around each count: only the threshold needs it.
+  const denominatorDigits = bitLength(d.denominator) * Math.log10(2);
+  let countBytes = 0;
   for (let i = 0; i < d.counts.length; i++) {
     const count = d.counts[i]!;
     if (count === 0n) continue;
@@ -436,27 +460,12 @@ function describe(
     const t = BigInt(value);
     sum += t * count;
     sumSquares += t * t * count;
-    countBits += bitLength(count);
-    nonZero.push({ total: value, count });
-  }
-  // Decimal digits, plus the JSON around each count.
-  const countBytes = countBits * Math.log10(2) + nonZero.length * 12;
-  const listing: StatsListing = countBytes > LIMITS.statsCountsBytes ? 'probabilities' : 'full';
-  const outcomes: StatsOutcome[] = new Array(nonZero.length);
-  let below = 0n;
-  const percentiles: Record<string, number> = {};
-  let nextPercentile = 0;
-  for (let i = 0; i < nonZero.length; i++) {
-    const { total: value, count } = nonZero[i]!;
-    const atLeast = ratioToNumber(d.denominator - d.tail - below, d.denominator);
+    const atLeast = ratioToNumber(listedMass - below, d.denominator);
     below += count;
-    outcomes[i] = {
-      total: value,
-      ...(listing === 'full' ? { count: count.toString() } : {}),
-      probability: ratioToNumber(count, d.denominator),
-      atLeast,
-      atMost: ratioToNumber(below, d.denominator),
-    };
+    const probability = ratioToNumber(count, d.denominator);
+    countBytes += 12 + Math.max(1, denominatorDigits + Math.log10(probability || 1e-324));
+    counts.push(count);
+    outcomes.push({ total: value, probability, atLeast, atMost: ratioToNumber(below, d.denominator) });
     // The q-th percentile: the least total t with P(total <= t) >= q%, among the listed rolls.
     while (
       nextPercentile < PERCENTILES.length &&
@@ -464,6 +473,13 @@ function describe(
     ) {
       percentiles[PERCENTILES[nextPercentile]!] = value;
       nextPercentile++;
+    }
+  }
+  const listing: StatsListing = countBytes > LIMITS.statsCountsBytes ? 'probabilities' : 'full';
+  if (listing === 'full') {
+    for (let i = 0; i < outcomes.length; i++) {
+      const { total: value, ...rest } = outcomes[i]!;
+      outcomes[i] = { total: value, count: counts[i]!.toString(), ...rest };
     }
   }
   const varianceNumerator = listedMass * sumSquares - sum * sum;
@@ -478,8 +494,8 @@ function describe(
           tailExact: fraction(d.tail, d.denominator),
         };
   return {
-    min: nonZero[0]!.total,
-    max: nonZero[nonZero.length - 1]!.total,
+    min: outcomes[0]!.total,
+    max: outcomes[outcomes.length - 1]!.total,
     mean: ratioToNumber(sum, listedMass),
     meanExact: fraction(sum, listedMass),
     variance,

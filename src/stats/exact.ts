@@ -54,10 +54,17 @@ function scaleByPowerOfTwo(x: number, e: number): number {
   return result * 2 ** rest;
 }
 
+/** Bits of a non-negative x, possibly one too many (when Number(x) rounds up to a power of two). */
+function approximateBits(x: bigint): number {
+  const n = Number(x);
+  if (n < 2 ** 52) return n === 0 ? 0 : Math.floor(Math.log2(n)) + 1;
+  return Number.isFinite(n) ? Math.floor(Math.log2(n)) + 1 : bitLength(x);
+}
+
 /**
  * The double nearest to n/d (ties to even), for integers of any size: the exact quotient is
- * taken to 66 significant bits plus a sticky bit, so the one rounding Number() does is correct.
- * Values too small for a normal double are rounded at the subnormal grid by hand.
+ * taken to at least 62 significant bits plus a sticky bit, so the one rounding Number() does is
+ * correct. Values too small for a normal double are rounded at the subnormal grid by hand.
  */
 export function ratioToNumber(numerator: bigint, denominator: bigint): number {
   if (denominator === 0n) throw new RangeError('zero denominator');
@@ -70,8 +77,14 @@ export function ratioToNumber(numerator: bigint, denominator: bigint): number {
   if (n === 0n) return 0;
   const negative = n < 0n;
   if (negative) n = -n;
-  // n/d lies in [2^(e-1), 2^(e+1)).
-  const e = bitLength(n) - bitLength(d);
+  // Both exact in a double: IEEE division rounds correctly.
+  if (n <= 9007199254740991n && d <= 9007199254740991n) {
+    const value = Number(n) / Number(d);
+    return negative ? -value : value;
+  }
+  // n/d lies in [2^(e-2), 2^(e+2)).
+  let e = approximateBits(n) - approximateBits(d);
+  if (e <= -1018) e = bitLength(n) - bitLength(d);
   let value: number;
   if (e + 1 <= -1022) {
     // Subnormal (or underflow): round n/d * 2^1074 to an integer, ties to even.

@@ -463,7 +463,7 @@ function describe(
     const atLeast = ratioToNumber(listedMass - below, d.denominator);
     below += count;
     const probability = ratioToNumber(count, d.denominator);
-    countBytes += 12 + Math.max(1, denominatorDigits + Math.log10(probability || 1e-324));
+    countBytes += 12 + Math.max(1, denominatorDigits + Math.log10(probability || 5e-324));
     counts.push(count);
     outcomes.push({ total: value, probability, atLeast, atMost: ratioToNumber(below, d.denominator) });
     // The q-th percentile: the least total t with P(total <= t) >= q%, among the listed rolls.

@@ -48,21 +48,16 @@ const sizeOf = (answer: StatsResponse): number =>
   1024 + answer.outcomes.length * 96 + (answer.outcomes[0]?.count?.length ?? 0) * answer.outcomes.length;
 
 export class StatsService {
-  private readonly pool: Piscina<StatsTask, StatsResponse>;
+  /** Started on first use, so an app that never answers /v1/stats starts no thread. */
+  private poolInstance: Piscina<StatsTask, StatsResponse> | undefined;
+  private readonly threads: number;
   private readonly cache: LRUCache<string, StatsResponse>;
   private readonly running = new Map<string, Promise<StatsResponse>>();
   private readonly options: StatsOptions;
   private readonly timeoutMs: number;
 
   constructor(options: StatsServiceOptions = {}) {
-    const threads = options.threads ?? 1;
-    this.pool = new Piscina<StatsTask, StatsResponse>({
-      filename: workerFile(),
-      minThreads: 0,
-      maxThreads: threads,
-      idleTimeout: 30_000,
-      maxQueue: 64,
-    });
+    this.threads = options.threads ?? 1;
     this.cache = new LRUCache<string, StatsResponse>({
       max: options.cacheEntries ?? 256,
       maxSize: 64 * 1024 * 1024,
@@ -70,6 +65,17 @@ export class StatsService {
     });
     this.timeoutMs = options.timeoutMs ?? LIMITS.statsTimeoutMs;
     this.options = { dicePerRoll: options.dicePerRoll, costBudget: options.costBudget };
+  }
+
+  private get pool(): Piscina<StatsTask, StatsResponse> {
+    this.poolInstance ??= new Piscina<StatsTask, StatsResponse>({
+      filename: workerFile(),
+      minThreads: 0,
+      maxThreads: this.threads,
+      idleTimeout: 30_000,
+      maxQueue: 64,
+    });
+    return this.poolInstance;
   }
 
   /** The request in one canonical form: what the answer depends on, and nothing else. */
@@ -125,6 +131,7 @@ export class StatsService {
 
   /** Stops the worker threads (pending computations are rejected). */
   async close(): Promise<void> {
-    await this.pool.destroy();
+    await this.poolInstance?.destroy();
+    this.poolInstance = undefined;
   }
 }

@@ -37,8 +37,8 @@ export const LIMITS = {
   statsCountsBytes: 262_144,
   /** /v1/stats: explosion chains are listed until the mass left beyond is below this. */
   statsTailBelow: 1e-30,
-  /** /v1/stats: the engine's work budget, in estimated bit operations, and its time limit. */
-  statsCostBudget: 4e10,
+  /** /v1/stats: the engine's work budget, in estimated 64-bit word operations, and its time limit. */
+  statsCostBudget: 2e9,
   statsTimeoutMs: 5_000,
 } as const;
 

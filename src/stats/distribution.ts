@@ -342,24 +342,56 @@ function dieBits(die: DieSpec, depth: number): number {
   return levels * Math.log2(die.sides) + 1;
 }
 
-/** Estimated bit operations of the whole computation: the budget's unit. */
+/** 64-bit words of a number of `bits` bits. */
+const words = (bits: number): number => bits / 64 + 1;
+
+/** Word operations of a product of numbers of a and b words (V8: schoolbook, then Karatsuba). */
+function productCost(a: number, b: number): number {
+  const [long, short] = a >= b ? [a, b] : [b, a];
+  return short < 40 ? long * short : (long / short) * short ** 1.585;
+}
+
+/** Word operations of the power of a packed polynomial whose result has `resultWords` words. */
+const powerCost = (resultWords: number): number =>
+  1.5 * productCost(resultWords / 2, resultWords / 2) + 20 * resultWords;
+
+/**
+ * Estimated word operations of the whole computation, the budget's unit: the same steps the
+ * computation takes (powers, the keep walk, the products of groups, the answer's divisions),
+ * costed with the size of their numbers.
+ */
 function estimateCost(groups: readonly GroupModel[], depth: number): number {
   let cost = 0;
-  let resultBits = 0;
+  let resultSlots = 1;
+  let resultBits = 1;
   for (const g of groups) {
+    if (g.kept === 0) continue;
     const span = dieSpan(g.die, depth);
     const bits = dieBits(g.die, depth);
-    cost += (span + 1) * bits;
-    const groupBits = (g.kept * span + 1) * (g.count * bits + g.count + 8);
-    if (g.kept === g.count) {
-      cost += groupBits * 3;
-    } else if (g.kept > 0) {
-      cost += (span + 1) * (g.kept * (g.kept + 3)) * 0.5 * groupBits;
+    const slots = g.kept * span + 1;
+    const slotBits = g.count * bits + g.count + 8;
+    if (g.kept < g.count) {
+      // Per outcome walked: k(k+1)/2 products by small scalars, k by the closing sums (n dice).
+      const width = words((slots * slotBits) / 2);
+      const small = ((g.kept * (g.kept + 1)) / 2) * width * words(g.kept * bits);
+      cost += (span + 1) * (small + g.kept * width * words(g.count * bits));
+    } else if (g.die.explode !== 0 && rerolledFaces(g.die) === 0 && depth < LIMITS.explodeCap) {
+      const chainSlots = g.count * depth + 1;
+      const faceSlots = g.count * (g.die.sides - 2) + 1;
+      cost += powerCost(words(chainSlots * slotBits)) + powerCost(words(faceSlots * g.count * 32));
+      cost +=
+        chainSlots * faceSlots <= 200_000
+          ? chainSlots * faceSlots * words(slotBits)
+          : productCost(words(slots * slotBits), words(faceSlots * slotBits));
+    } else {
+      cost += powerCost(words(slots * slotBits));
     }
-    resultBits += groupBits;
-    cost += resultBits;
+    resultSlots += slots;
+    resultBits += slotBits;
+    cost += productCost(words(resultSlots * resultBits), words(slots * slotBits));
   }
-  return cost;
+  // Three exact divisions per listed total.
+  return cost + 3 * resultSlots * words(resultBits) ** 2;
 }
 
 function formatCost(cost: number): string {

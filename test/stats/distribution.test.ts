@@ -135,6 +135,9 @@ describe('refusals', () => {
     expect(() => distribution({ formula: '1000d6!kh500' })).toThrow(
       expect.objectContaining({ code: 'too_complex' }),
     );
+    // Sums too costly to list exactly in time, refused by the estimate alone.
+    expect(() => distribution({ formula: '1000d20' })).toThrow(/units of work/);
+    expect(() => distribution({ formula: '50d10!' })).toThrow(/units of work/);
     expect(() => distribution({ formula: '2d4294967296kh1' })).toThrow(
       expect.objectContaining({ code: 'too_complex' }),
     );

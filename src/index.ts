@@ -40,4 +40,3 @@ export type {
   Truncation,
 } from './stats/distribution.js';
 export { checkDistribution, distribution, PERCENTILES } from './stats/distribution.js';
-export { TooComplexError } from './stats/errors.js';

@@ -2,11 +2,12 @@
 // Started by the bench with the server kind as argument; talks to the parent over the IPC channel.
 import Fastify, { type FastifyInstance } from 'fastify';
 import { fastifyTRPCOpenApiPlugin } from 'trpc-to-openapi';
+import type { DiceContext } from '../../dist/api/operations.js';
 import { appRouter } from '../../dist/api/router.js';
-import type { DiceContext } from '../../dist/api/trpc.js';
 import { loadConfig } from '../../dist/config.js';
 import { buildApp } from '../../dist/http/app.js';
 import { cryptoRandom, LIMITS } from '../../dist/index.js';
+import { StatsService } from '../../dist/stats/service.js';
 import { BARE_REPLY, SERVER_KINDS, type ServerKind } from './workloads.js';
 
 export type ChildMessage =
@@ -33,6 +34,8 @@ async function buildTrpcToOpenapi(): Promise<FastifyInstance> {
     random: cryptoRandom,
     dicePerRoll: LIMITS.dicePerRoll,
     dicePerBatch: LIMITS.dicePerBatch,
+    // Its worker pool starts only if /v1/stats is asked for (the bench does not).
+    stats: new StatsService(),
   };
   await app.register(fastifyTRPCOpenApiPlugin, { router: appRouter, createContext: () => context });
   return app;

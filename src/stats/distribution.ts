@@ -199,7 +199,8 @@ function checkSupported(request: StatsRequest): void {
   }
 }
 
-function checkFormulaNode(node: FormulaNode, item: string): void {
+/** Throws "… is not yet supported by /v1/stats" for any node or modifier the engine does not know. */
+export function checkFormulaNode(node: FormulaNode, item: string): void {
   const terms = (node as { terms?: unknown }).terms;
   if (node.kind !== 'formula' || !Array.isArray(terms)) throw notYetSupported('This kind of formula', item);
   const known = new Set(['kind', 'terms', 'tag']);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { parseFormula } from '../../src/formula/parse.js';
 import type { StatsRequest, StatsResponse } from '../../src/stats/distribution.js';
-import { distribution } from '../../src/stats/distribution.js';
+import { checkFormulaNode, distribution } from '../../src/stats/distribution.js';
 import { enumerate } from './enumerate.js';
 
 /** Engine and enumeration agree exactly: every total's count, the tail, nothing else listed. */
@@ -233,3 +234,37 @@ function internals() {
     },
   };
 }
+
+describe('constructs the engine does not know are refused, never guessed at', () => {
+  const dice = (modifiers: unknown[]) => ({
+    kind: 'formula',
+    terms: [{ kind: 'dice', sign: 1, count: 2, sides: 6, modifiers, column: 1 }],
+    tag: null,
+  });
+  it.each([
+    [
+      'a modifier',
+      dice([{ kind: 'clamp', column: 4 }]),
+      /formula, column 4: The modifier clamp is not yet supported by \/v1\/stats\./,
+    ],
+    [
+      'a term',
+      { kind: 'formula', terms: [{ kind: 'group', column: 2 }], tag: null },
+      /A term of kind group is not yet supported/,
+    ],
+    [
+      'a formula shape',
+      { kind: 'expression', left: {}, right: {} },
+      /This kind of formula is not yet supported/,
+    ],
+    ['a field', { ...dice([]), success: {} }, /A formula's success is not yet supported/],
+    ['an unsafe name', dice([{ kind: '<b>', column: 3 }]), /The modifier \(unnamed\) is not yet/],
+  ])('%s', (_, node, message) => {
+    expect(() => checkFormulaNode(node as never, 'formula')).toThrow(message);
+  });
+  it('every first-edition construct passes', () => {
+    expect(() =>
+      checkFormulaNode(parseFormula('4d6r<2!pkh3x2-1d20ro1dl1+3-1d8!dh1+2d20adv'), 'formula'),
+    ).not.toThrow();
+  });
+});

@@ -4,10 +4,10 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { fastifyTRPCOpenApiPlugin } from 'trpc-to-openapi';
 import type { DiceContext } from '../../dist/api/operations.js';
 import { appRouter } from '../../dist/api/router.js';
+import { StatsService } from '../../dist/api/stats-service.js';
 import { loadConfig } from '../../dist/config.js';
 import { buildApp } from '../../dist/http/app.js';
 import { cryptoRandom, LIMITS } from '../../dist/index.js';
-import { StatsService } from '../../dist/stats/service.js';
 import { BARE_REPLY, SERVER_KINDS, type ServerKind } from './workloads.js';
 
 export type ChildMessage =

@@ -5,7 +5,6 @@ import type { z } from 'zod';
 import type { ApiErrorCode, ErrorStatus } from '../errors.js';
 import { LIMITS } from '../limits.js';
 import type { RandomSource } from '../roll/types.js';
-import type { StatsService } from '../stats/service.js';
 import { VERSION } from '../version.js';
 import { rollBatch, rollOne } from './roll.js';
 import {
@@ -17,6 +16,7 @@ import {
   RollResponseSchema,
 } from './schemas.js';
 import { StatsQuerySchema, StatsRequestSchema, StatsResponseSchema } from './stats-schemas.js';
+import type { StatsService } from './stats-service.js';
 
 /** The one logging call operations make (pino-compatible, so a request logger carries its id). */
 interface RollLog {
@@ -78,6 +78,12 @@ export interface Operation<
     etag(input: I extends z.ZodType ? z.output<I> : undefined, ctx: DiceContext): string;
     maxAgeSeconds: number;
   };
+  /**
+   * The REST answer as JSON text, already checked against `output` (off the event loop): when
+   * present, the REST route sends it as is, so a large answer costs the event loop no validation
+   * and no serialisation. tRPC still calls `run`.
+   */
+  runJson?(input: I extends z.ZodType ? z.output<I> : undefined, ctx: DiceContext): Promise<string>;
   /** 400 codes with a body schema of their own (src/errors.ts CODE_SCHEMAS) this operation may answer. */
   refuses?: readonly ApiErrorCode[];
 }
@@ -166,6 +172,7 @@ export const OPERATIONS = {
     errors: ROLL_ERRORS,
     refuses: ['too_complex'],
     run: (input, ctx) => ctx.stats.distribution(input),
+    runJson: (input, ctx) => ctx.stats.json(input),
     cache: { etag: (input, ctx) => ctx.stats.etag(input), maxAgeSeconds: STATS_MAX_AGE_SECONDS },
   }),
 
@@ -181,6 +188,7 @@ export const OPERATIONS = {
     errors: ROLL_ERRORS,
     refuses: ['too_complex'],
     run: (input, ctx) => ctx.stats.distribution(input),
+    runJson: (input, ctx) => ctx.stats.json(input),
   }),
 };
 

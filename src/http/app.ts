@@ -6,12 +6,12 @@ import Fastify, { type FastifyInstance, type FastifyRequest, LogController } fro
 import type { DestinationStream } from 'pino';
 import { type DiceContext, OPERATIONS, type Operation } from '../api/operations.js';
 import { type AppRouter, appRouter, routerOf } from '../api/router.js';
+import { StatsService } from '../api/stats-service.js';
 import { fromTrpcError } from '../api/trpc.js';
 import type { Config } from '../config.js';
 import { DiceError, MESSAGES } from '../errors.js';
 import { cryptoRandom } from '../roll/random.js';
 import type { RandomSource } from '../roll/types.js';
-import { StatsService } from '../stats/service.js';
 import { PACKAGE_NAME, VERSION } from '../version.js';
 import { docsPlugin } from './docs.js';
 import { answerClientError, needsLogging, replyWithError } from './errors.js';

@@ -56,7 +56,7 @@ function routeOf(app: FastifyInstance, entry: Operation, options: RouteOptions):
   const { contextOf, bodyLimitBytes } = options;
   const fromQuery = entry.method === 'GET' || entry.method === 'DELETE';
   const hasParams = entry.path.includes('{');
-  const { input, output, headers, cache } = entry;
+  const { input, output, headers, cache, runJson } = entry;
 
   const send = (reply: FastifyReply, answer: unknown): FastifyReply => {
     const checked = checkOutput(output, answer);
@@ -82,6 +82,13 @@ function routeOf(app: FastifyInstance, entry: Operation, options: RouteOptions):
           reply.header('etag', etag).header('cache-control', `public, max-age=${cache.maxAgeSeconds}`);
           if (matchesEtag(request.headers['if-none-match'], etag))
             return (reply as FastifyReply).code(304).send();
+        }
+        if (runJson !== undefined) {
+          const json =
+            parsed instanceof Promise
+              ? parsed.then((value) => runJson(value, ctx))
+              : runJson(parsed as never, ctx);
+          return json.then((text) => reply.type('application/json; charset=utf-8').send(text)).catch(fail);
         }
         // Synchronous all the way when the schema and the operation are (every roll is).
         const answer =

@@ -7,6 +7,7 @@ import { describePath, parseInput } from '../../src/api/input.js';
 import { type DiceContext, OPERATIONS } from '../../src/api/operations.js';
 import { appRouter, routerOf } from '../../src/api/router.js';
 import { RollRequestSchema } from '../../src/api/schemas.js';
+import { StatsService } from '../../src/api/stats-service.js';
 import { createCallerFactory, fromTrpcError } from '../../src/api/trpc.js';
 import {
   codesOf,
@@ -20,7 +21,6 @@ import {
   RequestError,
   TooManyDiceError,
 } from '../../src/errors.js';
-import { StatsService } from '../../src/stats/service.js';
 import { maxSource } from '../support/sources.js';
 
 const warnings: string[] = [];

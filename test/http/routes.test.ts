@@ -5,9 +5,9 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { DiceContext, Operation } from '../../src/api/operations.js';
+import { StatsService } from '../../src/api/stats-service.js';
 import { MESSAGES } from '../../src/errors.js';
 import { registerRestRoutes } from '../../src/http/routes.js';
-import { StatsService } from '../../src/stats/service.js';
 import { expectError, type LogLine, logCollector } from '../support/app.js';
 import { maxSource } from '../support/sources.js';
 

@@ -1,23 +1,24 @@
-// /v1/stats off the event loop: requests are checked here (cheap, synchronous), computed in a
-// worker-thread pool (piscina) with a time limit, and remembered in a bounded LRU cache keyed by
-// the normalised request. A distribution never changes for a given version, so its ETag is a
-// hash of the version and that key, known before any work (docs/stats.md).
+// /v1/stats off the event loop: requests are checked here (cheap, synchronous), computed,
+// checked against their schema and serialised in a worker-thread pool (piscina) with a time
+// limit, and remembered as JSON text in a bounded LRU cache keyed by the normalised request. A
+// distribution never changes for a given version, so its ETag is a hash of the version and that
+// key, known before any work (docs/stats.md).
 
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { LRUCache } from 'lru-cache';
 import { Piscina } from 'piscina';
+import { TooComplexError } from '../errors.js';
 import { LIMITS } from '../limits.js';
-import { VERSION } from '../version.js';
 import {
   checkDistribution,
   type StatsOptions,
   type StatsRequest,
   type StatsResponse,
-} from './distribution.js';
-import { TooComplexError } from './errors.js';
-import type { StatsTask } from './worker.js';
+} from '../stats/distribution.js';
+import { VERSION } from '../version.js';
+import type { StatsTask } from './stats-worker.js';
 
 export interface StatsServiceOptions {
   /** Worker threads at most (default 1: the event loop keeps the other core for rolls). */
@@ -36,39 +37,36 @@ export interface StatsServiceOptions {
 function workerFile(): string {
   const here = import.meta.url;
   const url = here.endsWith('.ts')
-    ? new URL('../../dist/stats/worker.js', here)
-    : new URL('./worker.js', here);
+    ? new URL('../../dist/api/stats-worker.js', here)
+    : new URL('./stats-worker.js', here);
   const file = fileURLToPath(url);
   if (!existsSync(file)) throw new Error(`${file} is missing: run npm run build first.`);
   return file;
 }
 
-/** Roughly the bytes an answer holds (the cache's size unit). */
-const sizeOf = (answer: StatsResponse): number =>
-  1024 + answer.outcomes.length * 96 + (answer.outcomes[0]?.count?.length ?? 0) * answer.outcomes.length;
-
 export class StatsService {
   /** Started on first use, so an app that never answers /v1/stats starts no thread. */
-  private poolInstance: Piscina<StatsTask, StatsResponse> | undefined;
+  private poolInstance: Piscina<StatsTask, string> | undefined;
   private readonly threads: number;
-  private readonly cache: LRUCache<string, StatsResponse>;
-  private readonly running = new Map<string, Promise<StatsResponse>>();
+  /** Answers as JSON text, sized by their length. */
+  private readonly cache: LRUCache<string, string>;
+  private readonly running = new Map<string, Promise<string>>();
   private readonly options: StatsOptions;
   private readonly timeoutMs: number;
 
   constructor(options: StatsServiceOptions = {}) {
     this.threads = options.threads ?? 1;
-    this.cache = new LRUCache<string, StatsResponse>({
+    this.cache = new LRUCache<string, string>({
       max: options.cacheEntries ?? 256,
       maxSize: 64 * 1024 * 1024,
-      sizeCalculation: sizeOf,
+      sizeCalculation: (json) => json.length + 100,
     });
     this.timeoutMs = options.timeoutMs ?? LIMITS.statsTimeoutMs;
     this.options = { dicePerRoll: options.dicePerRoll, costBudget: options.costBudget };
   }
 
-  private get pool(): Piscina<StatsTask, StatsResponse> {
-    this.poolInstance ??= new Piscina<StatsTask, StatsResponse>({
+  private get pool(): Piscina<StatsTask, string> {
+    this.poolInstance ??= new Piscina<StatsTask, string>({
       filename: workerFile(),
       minThreads: 0,
       maxThreads: this.threads,
@@ -97,11 +95,17 @@ export class StatsService {
     return `"${hash.slice(0, 27)}"`;
   }
 
+  /** The distribution of `request` as an object (tRPC, the library); see json(). */
+  async distribution(request: StatsRequest): Promise<StatsResponse> {
+    return JSON.parse(await this.json(request)) as StatsResponse;
+  }
+
   /**
-   * The distribution of `request`: refusals (invalid_formula, invalid_request, too_complex) are
-   * thrown synchronously before any work; a computation over the time limit is too_complex.
+   * The distribution of `request` as JSON text, already checked against its schema: refusals
+   * (invalid_formula, invalid_request, too_complex) are thrown synchronously before any work; a
+   * computation over the time limit is too_complex.
    */
-  distribution(request: StatsRequest): Promise<StatsResponse> {
+  json(request: StatsRequest): Promise<string> {
     const key = StatsService.key(request);
     const cached = this.cache.get(key);
     if (cached !== undefined) return Promise.resolve(cached);

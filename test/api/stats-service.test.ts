@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { StatsService } from '../../src/api/stats-service.js';
 import { distribution } from '../../src/stats/distribution.js';
-import { StatsService } from '../../src/stats/service.js';
 
-// The pool runs dist/stats/worker.js (npm test builds first).
+// The pool runs dist/api/stats-worker.js (npm test builds first).
 const service = new StatsService({ threads: 1 });
 afterAll(() => service.close());
 
@@ -12,16 +12,23 @@ describe('StatsService', () => {
     expect(answer).toEqual(distribution({ formula: '5d10!kh3+2' }));
   });
 
+  it('answers JSON text checked in the worker, the same as distribution()', async () => {
+    const json = await service.json({ formula: '4d6kh3' });
+    expect(JSON.parse(json)).toEqual(distribution({ formula: '4d6kh3' }));
+  });
+
   it('remembers answers by the normalised request, and shares a computation in flight', async () => {
-    const first = service.distribution({ formula: ' 3d8r1 fire', tags: ['ice', 'fire'] });
-    const second = service.distribution({ formula: '3d8r1 fire', tags: ['fire', 'ice', 'fire'] });
+    const first = service.json({ formula: ' 3d8r1 fire', tags: ['ice', 'fire'] });
+    const second = service.json({ formula: '3d8r1 fire', tags: ['fire', 'ice', 'fire'] });
     expect(second).toBe(first);
     const answer = await first;
-    expect(await service.distribution({ formula: '3d8r1 fire', tags: ['fire', 'ice'] })).toBe(answer);
+    // The very same string: from the cache, not computed again.
+    const again = service.json({ formula: '3d8r1 fire', tags: ['fire', 'ice'] });
+    expect(await again).toBe(answer);
     // Other tags are another request (the same answer, computed again).
-    const other = await service.distribution({ formula: '3d8r1 fire', tags: ['fire'] });
-    expect(other).not.toBe(answer);
-    expect(other).toEqual(answer);
+    const other = service.json({ formula: '3d8r1 fire', tags: ['fire'] });
+    expect(other).not.toBe(first);
+    expect(await other).toBe(answer);
   });
 
   it('keeps the event loop free while it computes', async () => {
@@ -39,10 +46,10 @@ describe('StatsService', () => {
   });
 
   it('refuses before any work: the roll rules and the budget', () => {
-    expect(() => service.distribution({ formula: '2d6+' })).toThrow(
+    expect(() => service.json({ formula: '2d6+' })).toThrow(
       expect.objectContaining({ code: 'invalid_formula' }),
     );
-    expect(() => service.distribution({ formula: '1000d6!kh500' })).toThrow(
+    expect(() => service.json({ formula: '1000d6!kh500' })).toThrow(
       expect.objectContaining({ code: 'too_complex' }),
     );
   });

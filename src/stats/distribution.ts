@@ -4,7 +4,7 @@
 // Pure: no HTTP, no tRPC, no worker; src/stats/pool.ts runs it off the event loop.
 
 import { RequestError } from '../errors.js';
-import type { FormulaNode } from '../formula/ast.js';
+import type { DiceModifier, FormulaNode } from '../formula/ast.js';
 import { parseFormula, parseFragment } from '../formula/parse.js';
 import { LIMITS } from '../limits.js';
 import { type GroupPlan, KeepRule, type PreparedRoll, prepareRoll } from '../roll/prepare.js';
@@ -203,13 +203,14 @@ function checkSupported(request: StatsRequest): void {
 export function checkFormulaNode(node: FormulaNode, item: string): void {
   const terms = (node as { terms?: unknown }).terms;
   if (node.kind !== 'formula' || !Array.isArray(terms)) throw notYetSupported('This kind of formula', item);
-  const known = new Set(['kind', 'terms', 'tag']);
-  for (const key of Object.keys(node)) if (!known.has(key)) throw notYetSupported(`A formula's ${key}`, item);
+  checkFields(node, FORMULA_FIELDS, "A formula's", item);
   for (const term of node.terms) {
     switch (term.kind) {
       case 'flat':
+        checkFields(term, FLAT_FIELDS, 'A number term with', item);
         break;
       case 'dice':
+        checkFields(term, DICE_FIELDS, 'A dice term with', item);
         for (const modifier of term.modifiers) {
           switch (modifier.kind) {
             case 'keep':
@@ -218,6 +219,12 @@ export function checkFormulaNode(node: FormulaNode, item: string): void {
             case 'explode':
             case 'reroll':
             case 'multiply':
+              checkFields(
+                modifier,
+                MODIFIER_FIELDS[modifier.kind],
+                `The modifier ${modifier.kind} with`,
+                item,
+              );
               break;
             default:
               throw notYetSupported(
@@ -238,21 +245,63 @@ export function checkFormulaNode(node: FormulaNode, item: string): void {
   }
 }
 
+const FORMULA_FIELDS = new Set(['kind', 'terms', 'tag']);
+const FLAT_FIELDS = new Set(['kind', 'sign', 'value', 'column']);
+const DICE_FIELDS = new Set([
+  'kind',
+  'sign',
+  'count',
+  'countWritten',
+  'sides',
+  'percentile',
+  'modifiers',
+  'column',
+  'sidesColumn',
+]);
+const MODIFIER_FIELDS: Record<DiceModifier['kind'], ReadonlySet<string>> = {
+  keep: new Set(['kind', 'mode', 'amount', 'column']),
+  drop: new Set(['kind', 'mode', 'amount', 'column']),
+  advantage: new Set(['kind', 'mode', 'column']),
+  explode: new Set(['kind', 'penetrate', 'column']),
+  reroll: new Set(['kind', 'once', 'compare', 'column']),
+  multiply: new Set(['kind', 'factor', 'column']),
+};
+
+/**
+ * A field the engine was not written for is refused unless it holds a neutral value (absent,
+ * null, false or an empty list): a later edition may add fields that first-edition formulas
+ * leave neutral, and those still mean what the engine computes.
+ */
+function checkFields(node: object, known: ReadonlySet<string>, what: string, item = 'formula'): void {
+  for (const [key, value] of Object.entries(node)) {
+    if (known.has(key)) continue;
+    const neutral =
+      value === undefined ||
+      value === null ||
+      value === false ||
+      (Array.isArray(value) && value.length === 0);
+    if (!neutral) {
+      const column = (node as { column?: unknown }).column;
+      throw notYetSupported(
+        `${what} ${safeName(key)}`,
+        item,
+        typeof column === 'number' ? column : undefined,
+      );
+    }
+  }
+}
+
 /** A node kind for a message: a plain word, or described when it is anything else. */
 const safeName = (kind: unknown): string =>
   typeof kind === 'string' && /^[A-Za-z]{1,30}$/.test(kind) ? kind : '(unnamed)';
 
 function modelGroups(prepared: PreparedRoll): GroupModel[] {
-  for (const key of Object.keys(prepared)) {
-    if (!KNOWN_PREPARED_FIELDS.has(key)) throw notYetSupported(`A roll's ${safeName(key)}`);
-  }
+  checkFields(prepared, KNOWN_PREPARED_FIELDS, "A roll's");
   return prepared.groups.map(modelGroup);
 }
 
 function modelGroup(plan: GroupPlan): GroupModel {
-  for (const key of Object.keys(plan)) {
-    if (!KNOWN_PLAN_FIELDS.has(key)) throw notYetSupported(`A dice group's ${safeName(key)}`);
-  }
+  checkFields(plan, KNOWN_PLAN_FIELDS, "A dice group's");
   let explode: 0 | 1 | 2;
   switch (plan.explode) {
     case 0:

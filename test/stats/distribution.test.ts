@@ -258,6 +258,19 @@ describe('constructs the engine does not know are refused, never guessed at', ()
       /This kind of formula is not yet supported/,
     ],
     ['a field', { ...dice([]), success: {} }, /A formula's success is not yet supported/],
+    [
+      'a modifier field',
+      dice([{ kind: 'explode', penetrate: false, compound: true, column: 5 }]),
+      /column 5: The modifier explode with compound is not yet supported/,
+    ],
+    [
+      'a dice field',
+      {
+        ...dice([]),
+        terms: [{ kind: 'dice', sign: 1, count: 1, sides: 6, modifiers: [], column: 1, faces: [1, 2] }],
+      },
+      /A dice term with faces is not yet supported/,
+    ],
     ['an unsafe name', dice([{ kind: '<b>', column: 3 }]), /The modifier \(unnamed\) is not yet/],
   ])('%s', (_, node, message) => {
     expect(() => checkFormulaNode(node as never, 'formula')).toThrow(message);

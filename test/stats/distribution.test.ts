@@ -281,3 +281,53 @@ describe('constructs the engine does not know are refused, never guessed at', ()
     ).not.toThrow();
   });
 });
+
+describe("a later edition's plan fields", () => {
+  it('are read in their first-edition meaning, or refused', async () => {
+    const { modelGroupForTest } = await import('../../src/stats/distribution.js');
+    const base = {
+      sides: 6,
+      count: 2,
+      sign: 1,
+      multiplier: 1,
+      keep: 0,
+      keepAmount: 0,
+      explode: 1,
+      rerollLimit: 0,
+      rerollLow: 1,
+      rerollHigh: 0,
+    };
+    const later = {
+      ...base,
+      faces: undefined,
+      explodeLow: 6,
+      explodeHigh: 6,
+      clamped: false,
+      clampLow: 1,
+      clampHigh: 6,
+      countSuccesses: false,
+      successLow: 0,
+      successHigh: 0,
+      countFailures: false,
+      failureLow: 0,
+      failureHigh: 0,
+      highLow: 6,
+      highHigh: 6,
+      lowLow: 1,
+      lowHigh: 1,
+      recordThrows: true,
+      plain: false,
+      label: undefined,
+      pool: undefined,
+    };
+    expect(modelGroupForTest(later)).toEqual(modelGroupForTest(base));
+    expect(() => modelGroupForTest({ ...later, explodeLow: 5 })).toThrow(/explodeLow is not yet supported/);
+    expect(() => modelGroupForTest({ ...later, clamped: true })).toThrow(/clamp\w* is not yet supported/);
+    expect(() => modelGroupForTest({ ...later, countSuccesses: true, successLow: 5 })).toThrow(
+      /not yet supported/,
+    );
+    expect(() => modelGroupForTest({ ...later, faces: [-1, 0, 1] })).toThrow(/faces is not yet supported/);
+    expect(() => modelGroupForTest({ ...later, pool: { keep: 1 } })).toThrow(/pool is not yet supported/);
+    expect(() => modelGroupForTest({ ...later, explode: 3 })).toThrow(/not yet supported/);
+  });
+});

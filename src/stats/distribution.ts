@@ -247,7 +247,7 @@ export function checkFormulaNode(node: FormulaNode, item: string): void {
             case 'multiply':
               checkFields(
                 modifier,
-                MODIFIER_FIELDS[modifier.kind],
+                MODIFIER_FIELDS[modifier.kind] ?? new Set<string>(),
                 `The modifier ${modifier.kind} with`,
                 item,
               );
@@ -283,8 +283,10 @@ const DICE_FIELDS = new Set([
   'modifiers',
   'column',
   'sidesColumn',
+  // A label names a term in the response; it does not change the total.
+  'label',
 ]);
-const MODIFIER_FIELDS: Record<DiceModifier['kind'], ReadonlySet<string>> = {
+const MODIFIER_FIELDS: Partial<Record<DiceModifier['kind'], ReadonlySet<string>>> = {
   keep: new Set(['kind', 'mode', 'amount', 'column']),
   drop: new Set(['kind', 'mode', 'amount', 'column']),
   advantage: new Set(['kind', 'mode', 'column']),

@@ -76,27 +76,34 @@ function routeOf(app: FastifyInstance, entry: Operation, options: RouteOptions):
       try {
         const parsed = input === undefined ? undefined : parseInput(input, raw);
         const ctx = contextOf(request);
+        // Named before any work: a client holding this answer gets 304 and no body. Only a
+        // success carries the validator and public caching, never a refusal.
+        let validator: Record<string, string> | undefined;
         if (cache !== undefined && !(parsed instanceof Promise)) {
-          // Named before any work: a client holding this answer gets 304 and no body.
           const etag = cache.etag(parsed as never, ctx);
-          reply.header('etag', etag).header('cache-control', `public, max-age=${cache.maxAgeSeconds}`);
-          if (matchesEtag(request.headers['if-none-match'], etag))
-            return (reply as FastifyReply).code(304).send();
+          validator = { etag, 'cache-control': `public, max-age=${cache.maxAgeSeconds}` };
+          if (matchesEtag(request.headers['if-none-match'], etag)) {
+            return (reply as FastifyReply).code(304).headers(validator).send();
+          }
         }
+        const succeed = (r: FastifyReply): FastifyReply =>
+          validator === undefined ? r : r.headers(validator);
         if (runJson !== undefined) {
           const json =
             parsed instanceof Promise
               ? parsed.then((value) => runJson(value, ctx))
               : runJson(parsed as never, ctx);
-          return json.then((text) => reply.type('application/json; charset=utf-8').send(text)).catch(fail);
+          return json
+            .then((text) => succeed(reply).type('application/json; charset=utf-8').send(text))
+            .catch(fail);
         }
         // Synchronous all the way when the schema and the operation are (every roll is).
         const answer =
           parsed instanceof Promise
             ? parsed.then((value) => entry.run(value, ctx))
             : entry.run(parsed as never, ctx);
-        if (answer instanceof Promise) return answer.then((value) => send(reply, value)).catch(fail);
-        return send(reply, answer);
+        if (answer instanceof Promise) return answer.then((value) => send(succeed(reply), value)).catch(fail);
+        return send(succeed(reply), answer);
       } catch (error) {
         return fail(error);
       }

@@ -59,6 +59,9 @@ describe('GET /v1/stats', () => {
   it('refusals in the envelope: too_complex, invalid_formula, invalid_request', async () => {
     const tooComplex = await app.inject({ method: 'GET', url: '/v1/stats?formula=1000d20' });
     expect(expectError(tooComplex, 400, 'too_complex')).toMatch(/units of work/);
+    // A refusal is never cached as if it were the answer.
+    expect(tooComplex.headers.etag).toBeUndefined();
+    expect(tooComplex.headers['cache-control']).toBeUndefined();
     const unlistable = await app.inject({ method: 'GET', url: '/v1/stats?formula=1000d6!kh500' });
     expect(expectError(unlistable, 400, 'too_complex')).toMatch(/too many possible totals/);
     expectError(await app.inject({ method: 'GET', url: '/v1/stats?formula=2d6%2B' }), 400, 'invalid_formula');

@@ -12,7 +12,7 @@ const depthDescription =
 /** GET /v1/stats: the roll query plus `depth`, which arrives as text in a URL. */
 export const StatsQuerySchema = RollQuerySchema.extend({
   depth: z.coerce
-    .number()
+    .number<number>()
     .int()
     .min(0)
     .max(LIMITS.explodeCap)

@@ -12,6 +12,7 @@ import {
   CODE_SCHEMAS,
   codesOf,
   DiceError,
+  ERROR_CODES,
   ERROR_STATUSES,
   type ErrorBody,
   type ErrorStatus,
@@ -21,6 +22,7 @@ import {
 } from '../errors.js';
 import { checkDistribution } from '../stats/distribution.js';
 import { PACKAGE_NAME, VERSION } from '../version.js';
+import { declareHttpBehaviour } from './openapi-http.js';
 
 export type OpenApiDocument = ReturnType<typeof generateOpenApiDocument>;
 
@@ -168,5 +170,8 @@ export function buildOpenApiDocument(
       };
     }
   }
-  return document;
+  return declareHttpBehaviour(document, {
+    codes: Object.keys(ERROR_CODES),
+    notFound: new DiceError('not_found', MESSAGES.notFound).toBody(),
+  });
 }

@@ -31,6 +31,8 @@ export interface DiceContext {
   dicePerBatch: number;
   /** Exact distributions, computed off the event loop and cached (src/stats/service.ts). */
   stats: StatsService;
+  /** Throws one request may make, rerolls and explosions included (THROWS_PER_REQUEST; default LIMITS.throwsPerRequest). */
+  throwsPerRequest?: number;
 }
 
 /**

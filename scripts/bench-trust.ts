@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { rollOne } from '../dist/api/roll.js';
+import { StatsService } from '../dist/api/stats-service.js';
 import { rollOneMaybeSigned } from '../dist/api/tables.js';
 import { defaultConfig } from '../dist/config.js';
 import { buildApp } from '../dist/http/app.js';
@@ -92,7 +93,14 @@ async function inProcess(): Promise<void> {
     );
   }
 
-  const context = { log: { warn() {} }, random: cryptoRandom, dicePerRoll: 1000, dicePerBatch: 1000 };
+  // The stats service starts no worker until asked for a distribution, which these rolls never do.
+  const context = {
+    log: { warn() {} },
+    random: cryptoRandom,
+    dicePerRoll: 1000,
+    dicePerBatch: 1000,
+    stats: new StatsService({ dicePerRoll: 1000 }),
+  };
   const request = { formula: '4d6kh3+2' };
   const micro = interleave(
     [

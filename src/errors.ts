@@ -37,6 +37,7 @@ export const ERROR_CODES = {
   invalid_request: 400,
   invalid_formula: 400,
   too_many_dice: 400,
+  too_complex: 400,
   not_found: 404,
   table_full: 409,
   payload_too_large: 413,
@@ -48,6 +49,18 @@ export const ERROR_CODES = {
 } as const satisfies Record<string, ErrorStatus>;
 
 export type ApiErrorCode = keyof typeof ERROR_CODES;
+
+/**
+ * Codes with a body schema of their own in the document: only the operations that list them in
+ * `refuses` (src/api/operations.ts) answer them, so their status's schema leaves them out and
+ * those operations document both.
+ */
+export const CODE_SCHEMAS: Partial<Record<ApiErrorCode, { schema: string; description: string }>> = {
+  too_complex: {
+    schema: 'TooComplexError',
+    description: "The formula's exact distribution would cost more than the budget (docs/stats.md)",
+  },
+};
 
 /** The codes a status carries, in table order (the `code` enum of that status's body schema). */
 export const codesOf = (status: ErrorStatus): ApiErrorCode[] =>
@@ -162,6 +175,15 @@ export class TooManyDiceError extends DiceError {
       `This batch asks for ${requested} dice; a batch may roll at most ${budget} dice in total.`,
     );
     this.name = 'TooManyDiceError';
+  }
+}
+
+/** A distribution (/v1/stats) whose exact answer would cost more than the engine's budget (docs/stats.md). */
+export class TooComplexError extends DiceError {
+  declare readonly code: 'too_complex';
+  constructor(message: string) {
+    super('too_complex', message);
+    this.name = 'TooComplexError';
   }
 }
 

@@ -68,6 +68,14 @@ export const LIMITS = {
   tableRollsPerPage: 100,
   /** Characters of a table id: 144 random bits in base64url. */
   tableIdLength: 24,
+  /** /v1/stats: outcomes listed at most (beyond: the summary only), and bytes of counts at most. */
+  statsOutcomesMax: 25_000,
+  statsCountsBytes: 262_144,
+  /** /v1/stats: explosion chains are listed until the mass left beyond is below this. */
+  statsTailBelow: 1e-30,
+  /** /v1/stats: the engine's work budget, in estimated 64-bit word operations, and its time limit. */
+  statsCostBudget: 2e9,
+  statsTimeoutMs: 5_000,
 } as const;
 
 /** A tag: the trailing word a formula may end with. */

@@ -2,7 +2,7 @@
 // routes (src/http/routes.ts) and the OpenAPI document (src/http/openapi.ts) are all built from
 // it: adding an operation is one entry here. docs/api.md describes them for callers.
 import type { z } from 'zod';
-import type { ErrorStatus } from '../errors.js';
+import type { ApiErrorCode, ErrorStatus } from '../errors.js';
 import { LIMITS } from '../limits.js';
 import type { RandomSource } from '../roll/types.js';
 import type { Trust } from '../trust/service.js';
@@ -16,6 +16,8 @@ import {
   RollRequestSchema,
   RollResponseSchema,
 } from './schemas.js';
+import { StatsQuerySchema, StatsRequestSchema, StatsResponseSchema } from './stats-schemas.js';
+import type { StatsService } from './stats-service.js';
 import {
   createTable,
   publishedKeys,
@@ -46,6 +48,8 @@ export interface DiceContext {
   random: RandomSource;
   dicePerRoll: number;
   dicePerBatch: number;
+  /** Exact distributions, computed off the event loop and cached (src/stats/service.ts). */
+  stats: StatsService;
   /** Throws one request may make, rerolls and explosions included (THROWS_PER_REQUEST; default LIMITS.throwsPerRequest). */
   throwsPerRequest?: number;
   /** Receipts and tables (docs/trust.md): the signing key and the store; absent, they answer 503. */
@@ -90,6 +94,23 @@ export interface Operation<
   ): z.input<O> | Promise<z.input<O>>;
   /** Extra response headers of the REST answer (a cache validator, say), read off the output. */
   headers?(output: z.output<O>): Record<string, string>;
+  /**
+   * An answer that never changes for its input within one version: `etag` names it before any
+   * work, the REST route answers a matching If-None-Match with 304, and every answer carries
+   * `ETag` and `Cache-Control: public, max-age=maxAgeSeconds`.
+   */
+  cache?: {
+    etag(input: I extends z.ZodType ? z.output<I> : undefined, ctx: DiceContext): string;
+    maxAgeSeconds: number;
+  };
+  /**
+   * The REST answer as JSON text, already checked against `output` (off the event loop): when
+   * present, the REST route sends it as is, so a large answer costs the event loop no validation
+   * and no serialisation. tRPC still calls `run`.
+   */
+  runJson?(input: I extends z.ZodType ? z.output<I> : undefined, ctx: DiceContext): Promise<string>;
+  /** 400 codes with a body schema of their own (src/errors.ts CODE_SCHEMAS) this operation may answer. */
+  refuses?: readonly ApiErrorCode[];
 }
 
 /** An entry of the table, with its input and output types inferred. */
@@ -101,6 +122,15 @@ const ROLL_ERRORS = [400, 413, 429, 500] as const satisfies readonly ErrorStatus
 /** A roll that asks for a receipt or names a table also meets the store (docs/trust.md). */
 const SIGNED_ROLL_ERRORS = [400, 404, 409, 413, 429, 500, 503] as const satisfies readonly ErrorStatus[];
 const STORE_READ_ERRORS = [400, 404, 429, 500, 503] as const satisfies readonly ErrorStatus[];
+
+/** A distribution never changes for a given version: a day of public caching. */
+const STATS_MAX_AGE_SECONDS = 86_400;
+
+const statsDescription =
+  'The exact distribution of the `total` that /v1/roll returns for the same request: every possible total ' +
+  'with its count over one denominator, exact mean and variance, percentiles, and how explosion chains ' +
+  'were truncated. A formula whose exact answer would cost more than the budget is 400 too_complex. ' +
+  'See docs/stats.md.';
 
 export const OPERATIONS = {
   roll: operation({
@@ -227,6 +257,37 @@ export const OPERATIONS = {
     description: 'Answers while the service is up. Rolls nothing.',
     errors: [429],
     run: () => ({ status: 'ok' as const, version: VERSION }),
+  }),
+
+  stats: operation({
+    kind: 'query',
+    method: 'GET',
+    path: '/v1/stats',
+    input: StatsQuerySchema,
+    output: StatsResponseSchema,
+    tags: ['stats'],
+    summary: 'Exact probabilities of a formula, from the query string',
+    description: `${statsDescription} Answers carry an ETag and public caching; If-None-Match gives 304.`,
+    errors: ROLL_ERRORS,
+    refuses: ['too_complex'],
+    run: (input, ctx) => ctx.stats.distribution(input),
+    runJson: (input, ctx) => ctx.stats.json(input),
+    cache: { etag: (input, ctx) => ctx.stats.etag(input), maxAgeSeconds: STATS_MAX_AGE_SECONDS },
+  }),
+
+  statsWith: operation({
+    kind: 'mutation',
+    method: 'POST',
+    path: '/v1/stats',
+    input: StatsRequestSchema,
+    output: StatsResponseSchema,
+    tags: ['stats'],
+    summary: 'Exact probabilities of a formula with bonuses and tags',
+    description: `${statsDescription} Takes a full RollRequest plus an optional depth.`,
+    errors: ROLL_ERRORS,
+    refuses: ['too_complex'],
+    run: (input, ctx) => ctx.stats.distribution(input),
+    runJson: (input, ctx) => ctx.stats.json(input),
   }),
 };
 

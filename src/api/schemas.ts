@@ -18,7 +18,7 @@ export const TableIdSchema = z
   .regex(/^[A-Za-z0-9_-]{16,64}$/)
   .meta({ description: 'A table id, as POST /v1/tables returned it.', example: 'q3Vb0x7TfZ2kWn9YcLr4Aa8s' });
 
-const AdvantageStateSchema = z.enum(ADVANTAGE_STATES).meta({
+export const AdvantageStateSchema = z.enum(ADVANTAGE_STATES).meta({
   id: 'AdvantageState',
   description:
     'Applies to the first plain d20 term: `advantage` keeps the highest, `disadvantage` the lowest. ' +
@@ -358,10 +358,7 @@ const rollFields = {
       'Total of the roll: the dice groups plus the modifiers, or with an `expression`, its root value rounded down.',
   }),
   advantageState: AdvantageStateSchema,
-  tag: z
-    .string()
-    .optional()
-    .meta({ description: 'The trailing tag word, when the formula ends with one.' }),
+  tag: z.string().optional().meta({ description: 'The trailing tag word, when the formula ends with one.' }),
   expression: z.optional(ExpressionNodeSchema).meta({
     description:
       'Present only when the formula or a bonus uses parentheses, *, /, a function or a group: the evaluated tree, each node with its value. Then `total` is its root value rounded down, and `modifiers` hold only the flat numbers of the top-level sum.',

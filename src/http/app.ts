@@ -6,6 +6,7 @@ import Fastify, { type FastifyInstance, type FastifyRequest, LogController } fro
 import type { DestinationStream } from 'pino';
 import { type DiceContext, OPERATIONS, type Operation } from '../api/operations.js';
 import { type AppRouter, appRouter, routerOf } from '../api/router.js';
+import { StatsService } from '../api/stats-service.js';
 import { fromTrpcError } from '../api/trpc.js';
 import type { Config } from '../config.js';
 import { DiceError, MESSAGES, RequestError } from '../errors.js';
@@ -124,11 +125,15 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
   const random = seams.random ?? cryptoRandom;
   const trust = seams.trust ?? (await Trust.fromConfig(config, app.log));
   if (seams.trust === undefined) app.addHook('onClose', () => trust.close());
+  // Its worker threads start on the first /v1/stats request and stop with the app.
+  const stats = new StatsService({ dicePerRoll: config.dicePerRoll });
+  app.addHook('onClose', () => stats.close());
   const contextOf = (request: FastifyRequest): DiceContext => ({
     log: request.log,
     random,
     dicePerRoll: config.dicePerRoll,
     dicePerBatch: config.dicePerBatch,
+    stats,
     throwsPerRequest: config.throwsPerRequest,
     trust,
     address: request.ip,

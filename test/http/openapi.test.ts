@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { OPERATIONS, type Operation } from '../../src/api/operations.js';
 import { routerOf } from '../../src/api/router.js';
-import { codesOf, ERROR_CODES, ERROR_STATUSES } from '../../src/errors.js';
+import { CODE_SCHEMAS, codesOf, ERROR_CODES, ERROR_STATUSES } from '../../src/errors.js';
 import { buildOpenApiDocument } from '../../src/http/openapi.js';
 import { VERSION } from '../../src/version.js';
 import { expectError, logCollector, makeApp } from '../support/app.js';
@@ -153,7 +153,10 @@ describe('GET /openapi.json', () => {
         const component = doc.components.schemas[id] as {
           properties: { error: { properties: { code: { enum: string[] } } } };
         };
-        expect(component.properties.error.properties.code.enum).toEqual(codesOf(status));
+        // A code with a schema of its own (too_complex) is documented where it can happen.
+        expect(component.properties.error.properties.code.enum).toEqual(
+          codesOf(status).filter((code) => CODE_SCHEMAS[code] === undefined),
+        );
       }
     },
   );
@@ -169,10 +172,12 @@ describe('GET /openapi.json', () => {
       'GET /v1/health',
       'GET /v1/roll',
       'GET /v1/rolls/{rollId}',
+      'GET /v1/stats',
       'GET /v1/tables/{id}/rolls',
       'POST /v1/receipts/verify',
       'POST /v1/roll',
       'POST /v1/roll/batch',
+      'POST /v1/stats',
       'POST /v1/tables',
     ]);
     for (const [name, op] of Object.entries(OPERATIONS)) {
@@ -320,6 +325,7 @@ describe('an operation is one entry of the table', () => {
       '/v1/roll',
       '/v1/roll/batch',
       '/v1/rolls/{rollId}',
+      '/v1/stats',
       '/v1/tables',
       '/v1/tables/{id}/rolls',
     ]);

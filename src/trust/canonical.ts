@@ -1,6 +1,9 @@
 // RFC 8785 (JCS) canonical JSON of the signed part of a receipt. A receipt holds only integers,
 // strings and booleans (in objects and arrays), so every language canonicalises it the same way:
 // no floats, whose text form differs between JSON libraries (docs/trust.md, "What is signed").
+// The one exception is forced by the language: an expression node whose value is not an integer
+// (`1d6/4`) carries that value as a JSON number beside its exact fraction `exact`; RFC 8785 fixes
+// the number's text (ECMAScript's shortest round trip), and `exact` says what it stands for.
 import canonicalize from 'canonicalize';
 
 export class UnsignableValueError extends Error {
@@ -22,8 +25,11 @@ export function assertSignable(value: unknown, path = '$'): void {
     return;
   }
   if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+    const exact = typeof (value as { exact?: unknown }).exact === 'string';
     for (const [key, item] of Object.entries(value)) {
-      if (item !== undefined) assertSignable(item, `${path}.${key}`);
+      if (item === undefined) continue;
+      if (exact && key === 'value' && typeof item === 'number' && Number.isFinite(item)) continue;
+      assertSignable(item, `${path}.${key}`);
     }
     return;
   }

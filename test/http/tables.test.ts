@@ -101,6 +101,31 @@ describe('receipts on rolls', () => {
       'not_found',
     );
   });
+
+  it('signs a roll whose expression holds a fraction, and a changed fraction no longer verifies', async () => {
+    const answer = await app.inject({
+      method: 'POST',
+      url: '/v1/roll',
+      payload: { formula: '(2*1d6+1)/2', receipt: true },
+    });
+    expect(answer.statusCode).toBe(200);
+    const { receipt } = answer.json() as Rolled;
+    const expression = receipt!.roll.expression!;
+    expect(Number.isInteger(expression.value)).toBe(false);
+    expect(expression.exact).toMatch(/^\d+\/2$/);
+    const good = await app.inject({ method: 'POST', url: '/v1/receipts/verify', payload: { receipt } });
+    expect(good.json()).toEqual({ valid: true, kid: receipt!.kid });
+    const edited = {
+      ...receipt!,
+      roll: { ...receipt!.roll, expression: { ...expression, value: expression.value + 0.25 } },
+    };
+    const bad = await app.inject({
+      method: 'POST',
+      url: '/v1/receipts/verify',
+      payload: { receipt: edited },
+    });
+    expect(bad.json()).toMatchObject({ valid: false });
+  });
 });
 
 describe('tables', () => {

@@ -73,6 +73,15 @@ describe('canonical JSON', () => {
     expect(() => canonicalJson({ a: 2 ** 60 })).toThrow(UnsignableValueError);
     expect(() => canonicalJson(new Date())).toThrow(UnsignableValueError);
   });
+
+  it('takes a non-integer only as the value of an expression node beside its exact fraction', () => {
+    expect(canonicalJson({ value: 2.5, exact: '5/2', type: 'operation' })).toBe(
+      '{"exact":"5/2","type":"operation","value":2.5}',
+    );
+    expect(() => canonicalJson({ value: 2.5 })).toThrow('$.value');
+    expect(() => canonicalJson({ total: 2.5, exact: '5/2' })).toThrow('$.total');
+    expect(() => canonicalJson({ value: Number.NaN, exact: 'x' })).toThrow(UnsignableValueError);
+  });
 });
 
 describe('UUIDv7', () => {

@@ -14,6 +14,7 @@ import { PACKAGE_NAME, VERSION } from '../version.js';
 import { registerRestBridge } from './bridge.js';
 import { docsPlugin } from './docs.js';
 import { answerClientError, needsLogging, replyWithError, toApiError } from './errors.js';
+import { MCP_PATH, registerMcpRoute } from './mcp.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { registerRateLimit } from './rate-limit.js';
 
@@ -25,7 +26,12 @@ export interface AppSeams {
   logStream?: DestinationStream;
 }
 
-export const INDEX_LINKS = { openapi: '/openapi.json', health: '/v1/health', docs: '/docs' } as const;
+export const INDEX_LINKS = {
+  openapi: '/openapi.json',
+  health: '/v1/health',
+  docs: '/docs',
+  mcp: MCP_PATH,
+} as const;
 
 export async function buildApp(config: Config, seams: AppSeams = {}): Promise<FastifyInstance> {
   const bodyLimit = config.bodyLimitBytes;
@@ -85,6 +91,7 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
   });
 
   registerRestBridge(app, appRouter, { contextOf, bodyLimitBytes: bodyLimit });
+  registerMcpRoute(app, { contextOf, bodyLimitBytes: bodyLimit });
 
   const openapi = JSON.stringify(buildOpenApiDocument(appRouter, bodyLimit));
   app.get('/openapi.json', (_request, reply) => reply.type('application/json; charset=utf-8').send(openapi));

@@ -3,10 +3,23 @@
 // The client address is fastify's `request.ip`, which honours TRUST_PROXY. Counted in memory, or
 // with REDIS_URL in one Redis shared by every instance, falling back to memory while Redis fails.
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { RateLimitedError } from './errors.js';
 import { SharedRateLimit } from './rate-limit-store.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The route charges the limit itself, from its handler, once it knows what the request is
+     * (/mcp: a tool call over the limit gets a tool result, not a 429).
+     */
+    rateLimitInHandler?: boolean;
+  }
+}
+
+/** Requests whose handler is charging them right now (the only time the limiter counts them). */
+const chargedByHandler = new WeakSet<FastifyRequest>();
 
 /**
  * Registers the limiter as a root onRequest hook, so it reaches every route, the 404 handler
@@ -31,7 +44,37 @@ export async function registerRateLimit(app: FastifyInstance, config: Config): P
     errorResponseBuilder: () => new RateLimitedError(),
     // The limiter runs as a root hook, so the per-route `config: { rateLimit: false }` that the
     // plugin honours for its own hooks is honoured here by hand: the /docs assets use it.
-    allowList: (request) => request.routeOptions.config.rateLimit === false,
+    // A route with `rateLimitInHandler` is counted only when its handler charges it.
+    allowList: (request) => {
+      const { config } = request.routeOptions;
+      if (config.rateLimit === false) return true;
+      return config.rateLimitInHandler === true && !chargedByHandler.has(request);
+    },
   });
   app.addHook('onRequest', app.rateLimit());
+}
+
+export interface RateVerdict {
+  /** The request is over the limit. */
+  exceeded: boolean;
+  /** Seconds until the address's window ends (what retry-after says on a 429). */
+  retryAfterSeconds: number;
+}
+
+/**
+ * Charges one request of a `rateLimitInHandler` route against its address's budget: the same
+ * count, store and window as every other route. Call once per request, from its handler.
+ */
+export function handlerRateLimit(app: FastifyInstance): (request: FastifyRequest) => Promise<RateVerdict> {
+  const check = app.createRateLimit();
+  return async (request) => {
+    chargedByHandler.add(request);
+    try {
+      const limit = await check(request);
+      if (limit.isAllowed) return { exceeded: false, retryAfterSeconds: 0 };
+      return { exceeded: limit.isExceeded, retryAfterSeconds: limit.ttlInSeconds };
+    } finally {
+      chargedByHandler.delete(request);
+    }
+  };
 }

@@ -1,0 +1,89 @@
+// The MCP server of fairdice (docs/mcp.md): the tools of the operation table and the language
+// reference as a resource, on the official SDK's low-level Server, whatever the transport
+// (Streamable HTTP at /mcp in src/http/mcp.ts, stdio in src/cli.ts). The low-level Server, not
+// McpServer: tools keep their own input validation, so a bad argument gets the REST error
+// envelope in a tool result, and their JSON Schemas are built once, not at every tools/list.
+import { readFileSync } from 'node:fs';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  type Resource,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { ApiError } from '../api/errors.js';
+import { PACKAGE_NAME, VERSION } from '../version.js';
+import { TOOL_OPERATIONS } from './operations.js';
+import { LANGUAGE_URI, type McpTool, type ToolCallContext, toolError, toolsOf } from './tools.js';
+
+/** What the server tells a client about itself at initialization. */
+export const INSTRUCTIONS =
+  'fairdice rolls dice with a cryptographically fair random source. Call a tool for every roll a ' +
+  'game needs instead of inventing a number, and quote its text line. The formula language is ' +
+  `the resource ${LANGUAGE_URI}.`;
+
+const LANGUAGE_RESOURCE: Resource = {
+  uri: LANGUAGE_URI,
+  name: 'language',
+  title: 'The fairdice formula language',
+  description: 'Every form and modifier of a dice formula, the order they apply in, limits and errors.',
+  mimeType: 'text/markdown',
+};
+
+// The path is the same from src/mcp/ and dist/mcp/; `docs` ships in the package.
+let languageText: string | undefined;
+const languageReference = (): string => {
+  languageText ??= readFileSync(new URL('../../docs/language.md', import.meta.url), 'utf8');
+  return languageText;
+};
+
+/** The tools of the operation table, built once per process. */
+let defaultTools: Map<string, McpTool> | undefined;
+export const mcpTools = (): Map<string, McpTool> => {
+  defaultTools ??= toolsOf(TOOL_OPERATIONS);
+  return defaultTools;
+};
+
+export interface McpServerOptions {
+  /** The context of each tool call. */
+  contextOf(): ToolCallContext;
+  /**
+   * Asked before each tool call: an error (rate_limited) refuses the call with that error as its
+   * result. Absent: every call runs.
+   */
+  admitCall?: () => ApiError | undefined;
+  tools?: Map<string, McpTool>;
+}
+
+/** A server ready to connect to one transport. */
+export function createMcpServer(options: McpServerOptions): Server {
+  const tools = options.tools ?? mcpTools();
+  const server = new Server(
+    { name: PACKAGE_NAME, title: 'fairdice', version: VERSION },
+    { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS },
+  );
+  const definitions = [...tools.values()].map((tool) => tool.definition);
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: definitions }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const tool = tools.get(request.params.name);
+    // A name the client could not have listed is a protocol error, as the MCP spec has it.
+    if (tool === undefined)
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    const refused = options.admitCall?.();
+    if (refused !== undefined) return toolError(tool.definition.name, refused);
+    return tool.call(request.params.arguments, options.contextOf());
+  });
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [LANGUAGE_RESOURCE] }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [] }));
+  server.setRequestHandler(ReadResourceRequestSchema, (request) => {
+    if (request.params.uri !== LANGUAGE_URI) {
+      throw new McpError(-32002, `Resource not found: ${request.params.uri}`, { uri: request.params.uri });
+    }
+    return { contents: [{ uri: LANGUAGE_URI, mimeType: 'text/markdown', text: languageReference() }] };
+  });
+  return server;
+}

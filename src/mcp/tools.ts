@@ -1,0 +1,171 @@
+// MCP tools made from the operation table (docs/mcp.md): every operation carrying a `tool`
+// marker becomes one tool whose input schema is the operation's zod input schema, whose
+// `outputSchema` and `structuredContent` are its REST response, and whose text is one line for a
+// model. Errors are tool results (`isError: true`) holding a sentence and the REST error
+// envelope, never a protocol failure and never `structuredContent` (a stock client validates
+// any structuredContent against outputSchema, error or not).
+import type { CallToolResult, Tool as ToolDefinition } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { type ApiError, apiError, apiErrorOf, errorBodyOf, internalError } from '../api/errors.js';
+import type { DiceContext } from '../api/trpc.js';
+import type { ApiErrorCode } from '../errors.js';
+
+/** The resource holding the language reference (docs/language.md), named in every description. */
+export const LANGUAGE_URI = 'fairdice://docs/language.md';
+
+/** The notation's basics, in every tool's description, so an agent's first formula is valid. */
+export const NOTATION = [
+  'Formulas: NdS throws N dice of S sides (d20, 3d6, d%); join dice and whole numbers with + and - (1d8+1d6+3).',
+  'Modifiers follow a term with no space: kh3/kl1 keep highest/lowest, dl1/dh1 drop, 2d20adv/2d20dis, ! explodes, r1 rerolls 1s, x2 multiplies.',
+  `Full reference: the resource ${LANGUAGE_URI}.`,
+].join('\n');
+
+/**
+ * The marker that exposes an operation as an MCP tool. `line` writes the text a model reads
+ * from the operation's output (and its validated input).
+ */
+export interface ToolMarker<I = never, O = never> {
+  /** The tool's name (`roll`): lowercase words joined by `_`. */
+  name: string;
+  title: string;
+  /** What the tool does, for a model; NOTATION is appended. */
+  description: string;
+  /** It changes nothing anywhere (annotations.readOnlyHint). */
+  readOnly: boolean;
+  /** Calling it twice with the same arguments has the effect of calling it once. */
+  idempotent: boolean;
+  line(output: O, input: I): string;
+}
+
+/** What the tools need of an operation of the table. */
+export interface ToolOperation {
+  input: z.ZodType | undefined;
+  output: z.ZodType;
+  run(input: never, ctx: DiceContext): unknown;
+  // biome-ignore lint/suspicious/noExplicitAny: any operation's input and output types
+  tool?: ToolMarker<any, any> | undefined;
+}
+
+/** Whatever a tool call's context needs to run an operation and log what nobody planned for. */
+export interface ToolCallContext extends DiceContext {
+  logError(error: unknown, message: string): void;
+}
+
+export interface McpTool {
+  readonly definition: ToolDefinition;
+  call(args: unknown, ctx: ToolCallContext): Promise<CallToolResult>;
+}
+
+type JsonSchema = Record<string, unknown>;
+
+/** Replaces every `{"$ref":"#/definitions/X"}` by X itself (the schemas here have no cycles). */
+function inlineRefs(node: unknown, definitions: Record<string, unknown>): unknown {
+  if (Array.isArray(node)) return node.map((item) => inlineRefs(item, definitions));
+  if (node === null || typeof node !== 'object') return node;
+  const ref = (node as { $ref?: unknown }).$ref;
+  if (typeof ref === 'string' && ref.startsWith('#/definitions/')) {
+    const { $ref: _, ...rest } = node as Record<string, unknown>;
+    const target = inlineRefs(definitions[ref.slice('#/definitions/'.length)], definitions) as JsonSchema;
+    return { ...target, ...(inlineRefs(rest, definitions) as JsonSchema) };
+  }
+  return Object.fromEntries(
+    Object.entries(node).map(([key, value]) => [key, inlineRefs(value, definitions)]),
+  );
+}
+
+/**
+ * A zod schema as the self-contained draft-07 JSON Schema MCP wants: `type: "object"` at the
+ * root, no `$ref` (named components are inlined, as some clients do not resolve references).
+ */
+export function toolJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  const {
+    $schema,
+    definitions = {},
+    ...root
+  } = z.toJSONSchema(schema, { target: 'draft-7', io }) as JsonSchema & {
+    definitions?: Record<string, unknown>;
+  };
+  return { $schema, ...(inlineRefs(root, definitions) as JsonSchema) };
+}
+
+const EMPTY_INPUT = z.strictObject({});
+
+/** A sentence for the model in front of each error's envelope. */
+const ADVICE: Record<ApiErrorCode, (tool: string) => string> = {
+  invalid_formula: (tool) =>
+    `The formula was refused; fix it at the column the message names and call ${tool} again (${LANGUAGE_URI} has the language).`,
+  invalid_request: (tool) => `The arguments were refused; correct them and call ${tool} again.`,
+  too_many_dice: (tool) => `That asks for more dice than allowed; call ${tool} again with fewer dice.`,
+  rate_limited: (tool) =>
+    `Too many calls from this address: wait the seconds the message names, then call ${tool} again.`,
+  internal_error: (tool) => `fairdice could not roll this time; call ${tool} again.`,
+  payload_too_large: (tool) => `The arguments are too large; call ${tool} with fewer or shorter items.`,
+  not_found: (tool) => `fairdice has nothing by that name; check the arguments of ${tool}.`,
+};
+
+/** An error as a tool result: a sentence, then the REST error envelope as JSON. */
+export function toolError(tool: string, error: ApiError): CallToolResult {
+  const text = `${ADVICE[error.code](tool)}\n${JSON.stringify(errorBodyOf(error))}`;
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+/** The error of a call over the per-address limit, naming the seconds to wait. */
+export const rateLimitedError = (retryAfterSeconds: number): ApiError =>
+  apiError(
+    'rate_limited',
+    `Too many requests from this address; retry in ${retryAfterSeconds} second${retryAfterSeconds === 1 ? '' : 's'}.`,
+  );
+
+function toolOf(operation: ToolOperation, marker: NonNullable<ToolOperation['tool']>): McpTool {
+  const input = operation.input ?? EMPTY_INPUT;
+  const definition: ToolDefinition = {
+    name: marker.name,
+    title: marker.title,
+    description: `${marker.description}\n${NOTATION}`,
+    inputSchema: toolJsonSchema(input, 'input') as ToolDefinition['inputSchema'],
+    outputSchema: toolJsonSchema(operation.output, 'output') as ToolDefinition['outputSchema'],
+    annotations: {
+      title: marker.title,
+      readOnlyHint: marker.readOnly,
+      destructiveHint: false,
+      idempotentHint: marker.idempotent,
+      openWorldHint: false,
+    },
+  };
+  const run = operation.run as (input: unknown, ctx: DiceContext) => unknown;
+  return {
+    definition,
+    async call(args, ctx) {
+      const raw = args ?? {};
+      const parsed = input.safeParse(raw);
+      if (!parsed.success) {
+        return toolError(marker.name, apiErrorOf(parsed.error, { value: raw }) ?? internalError());
+      }
+      try {
+        const output = operation.output.parse(await run(parsed.data, ctx));
+        return {
+          content: [{ type: 'text', text: marker.line(output, parsed.data) }],
+          structuredContent: output as Record<string, unknown>,
+        };
+      } catch (error) {
+        const known = apiErrorOf(error, { value: raw });
+        if (known === undefined || known.code === 'internal_error')
+          ctx.logError(error, 'MCP tool call failed');
+        return toolError(marker.name, known ?? internalError());
+      }
+    },
+  };
+}
+
+/** The tools of every marked operation, in table order; a duplicated name is a start-up error. */
+export function toolsOf(operations: Readonly<Record<string, ToolOperation>>): Map<string, McpTool> {
+  const tools = new Map<string, McpTool>();
+  for (const [name, operation] of Object.entries(operations)) {
+    if (operation.tool === undefined) continue;
+    if (tools.has(operation.tool.name)) {
+      throw new Error(`Operation ${name} names the tool ${operation.tool.name}, already taken.`);
+    }
+    tools.set(operation.tool.name, toolOf(operation, operation.tool));
+  }
+  return tools;
+}

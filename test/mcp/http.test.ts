@@ -163,6 +163,52 @@ describe('MCP over Streamable HTTP at /mcp', () => {
   });
 });
 
+describe('DNS rebinding protection on /mcp', () => {
+  const initialize = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+  });
+  const post = (base: string, host: string) =>
+    send(base, {
+      method: 'POST',
+      path: '/mcp',
+      headers: { host, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      chunks: [initialize],
+    });
+
+  it('a loopback connection naming another host is refused; loopback names are served', async () => {
+    const app = await makeApp();
+    try {
+      const base = await listen(app);
+      const port = new URL(base).port;
+      const refused = await post(base, `evil.example.com:${port}`);
+      expect(refused.status).toBe(403);
+      expect(JSON.parse(refused.body).error.message).toMatch(/DNS rebinding/);
+      expect((await post(base, `127.evil.example.com:${port}`)).status).toBe(403);
+      for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, 'localhost']) {
+        expect((await post(base, host)).status, host).toBe(200);
+      }
+      // The REST routes are not concerned: they drive no tools.
+      const rest = await send(base, { path: '/v1/health', headers: { host: 'evil.example.com' } });
+      expect(rest.status).toBe(200);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('behind a declared proxy (TRUST_PROXY) any Host is served', async () => {
+    const app = await makeApp({ trustProxy: true });
+    try {
+      const base = await listen(app);
+      expect((await post(base, 'dice.example.com')).status).toBe(200);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe('the rate limit on /mcp', () => {
   let app: FastifyInstance;
   let base = '';

@@ -20,15 +20,15 @@ The HTTP service is started with \`npm start\` in the repository (docs/operation
 
 async function serveMcp(config: Config): Promise<void> {
   const log = pino({ level: config.logLevel }, pino.destination(2));
-  const server = createMcpServer({
-    contextOf: () => ({
-      log,
-      random: cryptoRandom,
-      dicePerRoll: config.dicePerRoll,
-      dicePerBatch: config.dicePerBatch,
-      logError: (error, message) => log.error({ err: error }, message),
-    }),
-  });
+  const ctx = {
+    log,
+    random: cryptoRandom,
+    dicePerRoll: config.dicePerRoll,
+    dicePerBatch: config.dicePerBatch,
+    logError: (error: unknown, message: string) => log.error({ err: error }, message),
+  };
+  // One client, one process: no rate limit.
+  const server = createMcpServer({ settingOf: () => ({ ctx }) });
   // The process ends when the client closes stdin: nothing else keeps it alive.
   await server.connect(new StdioServerTransport());
 }

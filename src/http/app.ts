@@ -91,7 +91,7 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
   });
 
   registerRestBridge(app, appRouter, { contextOf, bodyLimitBytes: bodyLimit });
-  registerMcpRoute(app, { contextOf, bodyLimitBytes: bodyLimit, trustProxy: config.trustProxy });
+  await registerMcpRoute(app, { contextOf, bodyLimitBytes: bodyLimit, trustProxy: config.trustProxy });
 
   const openapi = JSON.stringify(buildOpenApiDocument(appRouter, bodyLimit));
   app.get('/openapi.json', (_request, reply) => reply.type('application/json; charset=utf-8').send(openapi));

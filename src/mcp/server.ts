@@ -13,8 +13,10 @@ import {
   ListToolsRequestSchema,
   McpError,
   ReadResourceRequestSchema,
+  type RequestId,
   type Resource,
 } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { ApiError } from '../api/errors.js';
 import { PACKAGE_NAME, VERSION } from '../version.js';
 import { TOOL_OPERATIONS } from './operations.js';
@@ -48,34 +50,43 @@ export const mcpTools = (): Map<string, McpTool> => {
   return defaultTools;
 };
 
+/** What a tool call runs with: its context, or the error (rate_limited) that refuses it. */
+export interface CallSetting {
+  ctx: ToolCallContext;
+  refused?: ApiError | undefined;
+}
+
 export interface McpServerOptions {
-  /** The context of each tool call. */
-  contextOf(): ToolCallContext;
-  /**
-   * Asked before each tool call: an error (rate_limited) refuses the call with that error as its
-   * result. Absent: every call runs.
-   */
-  admitCall?: () => ApiError | undefined;
+  /** The setting of the tools/call request with this JSON-RPC id, as the transport delivered it. */
+  settingOf(requestId: RequestId): CallSetting;
   tools?: Map<string, McpTool>;
 }
+
+// The SDK builds a JSON Schema validator (a new Ajv) per server unless given one: one per process.
+let validator: AjvJsonSchemaValidator | undefined;
 
 /** A server ready to connect to one transport. */
 export function createMcpServer(options: McpServerOptions): Server {
   const tools = options.tools ?? mcpTools();
+  validator ??= new AjvJsonSchemaValidator();
   const server = new Server(
     { name: PACKAGE_NAME, title: 'fairdice', version: VERSION },
-    { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS },
+    {
+      capabilities: { tools: {}, resources: {} },
+      instructions: INSTRUCTIONS,
+      jsonSchemaValidator: validator,
+    },
   );
   const definitions = [...tools.values()].map((tool) => tool.definition);
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: definitions }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = tools.get(request.params.name);
     // A name the client could not have listed is a protocol error, as the MCP spec has it.
     if (tool === undefined)
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
-    const refused = options.admitCall?.();
+    const { ctx, refused } = options.settingOf(extra.requestId);
     if (refused !== undefined) return toolError(tool.definition.name, refused);
-    return tool.call(request.params.arguments, options.contextOf());
+    return tool.call(request.params.arguments, ctx);
   });
   server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [LANGUAGE_RESOURCE] }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [] }));

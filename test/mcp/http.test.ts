@@ -149,6 +149,66 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     expect(JSON.parse(openapi.body).info.description).toContain('/mcp');
   });
 
+  it('speaks Streamable HTTP: 202 for a notification, 406 without both Accept types, 400 for a bad message or version', async () => {
+    const post = (body: unknown, headers: Record<string, string> = {}) =>
+      send(base, {
+        method: 'POST',
+        path: '/mcp',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...headers,
+        },
+        chunks: [JSON.stringify(body)],
+      });
+    const notified = await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    expect(notified.status).toBe(202);
+    expect(notified.body).toBe('');
+    expect(
+      (await post({ jsonrpc: '2.0', id: 1, method: 'ping' }, { accept: 'application/json' })).status,
+    ).toBe(406);
+    expect((await post({ jsonrpc: '1.0', id: 1, method: 'ping' })).status).toBe(400);
+    expect((await post({ jsonrpc: '2.0', id: null, method: 'ping' })).status).toBe(400);
+    const version = await post(
+      { jsonrpc: '2.0', id: 1, method: 'ping' },
+      { 'mcp-protocol-version': '1999-01-01' },
+    );
+    expect(version.status).toBe(400);
+    expect(JSON.parse(version.body).error.message).toMatch(/Unsupported protocol version/);
+    const pong = await post(
+      { jsonrpc: '2.0', id: 'a', method: 'ping' },
+      { 'mcp-protocol-version': '2025-06-18' },
+    );
+    expect(JSON.parse(pong.body)).toEqual({ jsonrpc: '2.0', id: 'a', result: {} });
+  });
+
+  it('requests in flight together with the same id each get their own answer', async () => {
+    const call = (formula: string) =>
+      send(base, {
+        method: 'POST',
+        path: '/mcp',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        chunks: [
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'tools/call',
+            params: { name: 'roll', arguments: { formula } },
+          }),
+        ],
+      });
+    const formulas = ['1d20+100', '1d20+200', '1d20+300', '1d20+400', '1d20+500', '1d20+600'];
+    const answers = await Promise.all(formulas.map(call));
+    answers.forEach((answer, index) => {
+      const body = JSON.parse(answer.body) as {
+        id: number;
+        result: { structuredContent: { formula: string } };
+      };
+      expect(body.id).toBe(1);
+      expect(body.result.structuredContent.formula).toBe(formulas[index]);
+    });
+  });
+
   it('a JSON-RPC batch is refused: one charge, one message', async () => {
     const message = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
     const body = JSON.stringify([message, { ...message, id: 2 }]);

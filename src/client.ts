@@ -22,8 +22,8 @@ export function createDiceClient(baseUrl: string | URL): DiceClient {
   return createTRPCClient<AppRouter>({ links: [httpLink({ url: url.href })] });
 }
 
-/** The API error carried by a failed call, or undefined for a failure without one (network). */
-export function apiErrorOfCall(error: unknown): ApiErrorData | undefined {
+/** The service error a failed call carries (`code`, `message`), or undefined without one (network). */
+export function errorOf(error: unknown): ApiErrorData | undefined {
   if (!(error instanceof TRPCClientError)) return undefined;
   const data: unknown = error.data;
   if (data === null || typeof data !== 'object' || !('api' in data)) return undefined;

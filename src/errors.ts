@@ -1,26 +1,101 @@
-// The engine's error family. Each carries the stable API code the service answers with; every
-// message is safe to put on a web page (no character a formula cannot contain is ever quoted).
-
-export type ApiErrorCode =
-  | 'invalid_request'
-  | 'invalid_formula'
-  | 'too_many_dice'
-  | 'payload_too_large'
-  | 'rate_limited'
-  | 'internal_error'
-  | 'not_found';
-
-/** Base of every error the engine throws on purpose. */
-export abstract class DiceError extends Error {
-  abstract readonly code: ApiErrorCode;
-}
+// The service's one error vocabulary: every code, the HTTP status it travels with, what each
+// status means, and the fixed messages. The engine throws these errors; the edges (src/http for
+// REST, src/api/trpc.ts for tRPC) only translate them. Every message is safe to put on a web page
+// (no character a formula cannot contain is ever quoted). The list of codes is in docs/api.md.
+import { LIMITS } from './limits.js';
 
 /**
- * A formula or bonus fragment that does not parse or breaks a rule of docs/language.md
- * (including an unlisted trailing word and the per-roll dice limit).
+ * What each error status means, and the name of its body schema in the OpenAPI document (built
+ * by src/http/openapi.ts, with the status's codes as its enum). A new status is one row here; the
+ * compiler then asks for its tRPC code (src/api/trpc.ts) and its documented example
+ * (src/http/openapi.ts). A new code of an existing status is one row of ERROR_CODES below.
+ */
+export const ERROR_STATUSES = {
+  400: { schema: 'BadRequestError', description: 'The request or the formula was rejected' },
+  404: { schema: 'NotFoundError', description: 'No such path' },
+  413: {
+    schema: 'PayloadTooLargeError',
+    description: `The request body is larger than the limit (${LIMITS.bodyBytes} bytes by default)`,
+  },
+  429: { schema: 'RateLimitedError', description: 'Too many requests from this address' },
+  500: {
+    schema: 'InternalError',
+    description:
+      'Something failed on the server (the random source, or a fault of ours); the caller may try again',
+  },
+} as const;
+
+export type ErrorStatus = keyof typeof ERROR_STATUSES;
+
+/** Every code the service answers with, and its status. A new code is one row here. */
+export const ERROR_CODES = {
+  invalid_request: 400,
+  invalid_formula: 400,
+  too_many_dice: 400,
+  not_found: 404,
+  payload_too_large: 413,
+  rate_limited: 429,
+  internal_error: 500,
+} as const satisfies Record<string, ErrorStatus>;
+
+export type ApiErrorCode = keyof typeof ERROR_CODES;
+
+/** The codes a status carries, in table order (the `code` enum of that status's body schema). */
+export const codesOf = (status: ErrorStatus): ApiErrorCode[] =>
+  (Object.keys(ERROR_CODES) as ApiErrorCode[]).filter((code) => ERROR_CODES[code] === status);
+
+/** An error status in an operation's list of responses: its meaning and, when several, its codes. */
+export function statusDescription(status: ErrorStatus): string {
+  const codes = codesOf(status);
+  const { description } = ERROR_STATUSES[status];
+  return codes.length > 1 ? `${description} (${codes.join(', ')}).` : `${description}.`;
+}
+
+/** The fixed messages; every other message is built where its error is thrown. */
+export const MESSAGES = {
+  /** Any failure nobody planned for: the original goes to the log with the request id, never to the body. */
+  unexpected: 'An unexpected error occurred; it has been logged.',
+  randomSource: 'The random source failed; please try again.',
+  rateLimited: 'Too many requests from this address; wait the number of seconds in the retry-after header.',
+  notFound: 'No such path. See /openapi.json for the operations.',
+  payloadTooLarge: (bodyLimitBytes: number) => `The request body is larger than ${bodyLimitBytes} bytes.`,
+} as const;
+
+/** The body of every error response: `{"error":{"code","message"}}`. */
+export interface ErrorBody {
+  error: { code: ApiErrorCode; message: string };
+}
+
+/** Every error the service answers on purpose: a code from ERROR_CODES and a safe message. */
+export class DiceError extends Error {
+  constructor(
+    readonly code: ApiErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'DiceError';
+  }
+
+  get status(): ErrorStatus {
+    return ERROR_CODES[this.code];
+  }
+
+  /** The response body; the status is `status`. */
+  toBody(): ErrorBody {
+    return { error: { code: this.code, message: this.message } };
+  }
+}
+
+/** The answer to anything nobody planned for (log the original first). */
+export const unexpectedError = (): DiceError => new DiceError('internal_error', MESSAGES.unexpected);
+
+/**
+ * A formula or bonus fragment that does not parse or breaks a rule of the language
+ * (docs/language.md), including an unlisted trailing word and the per-roll dice limit.
  */
 export class FormulaError extends DiceError {
-  readonly code = 'invalid_formula' as const;
+  declare readonly code: 'invalid_formula';
   constructor(
     /** Human text without the location prefix, e.g. "Expected a number of sides". */
     readonly detail: string,
@@ -31,7 +106,7 @@ export class FormulaError extends DiceError {
     /** What the parser expected at the column (readable names), empty for rule violations. */
     readonly expected: readonly string[] = [],
   ) {
-    super(FormulaError.compose(item, column, detail));
+    super('invalid_formula', FormulaError.compose(item, column, detail));
     this.name = 'FormulaError';
   }
 
@@ -45,32 +120,35 @@ export class FormulaError extends DiceError {
   }
 }
 
-/** A request that is well-formed JSON but contradicts itself (an `adv` term plus `advantage`). */
+/** A request that breaks a schema or contradicts itself (an `adv` term plus `advantage`). */
 export class RequestError extends DiceError {
-  readonly code = 'invalid_request' as const;
+  declare readonly code: 'invalid_request';
   constructor(message: string) {
-    super(message);
+    super('invalid_request', message);
     this.name = 'RequestError';
   }
 }
 
 /** A batch whose dice together exceed the batch budget. */
 export class TooManyDiceError extends DiceError {
-  readonly code = 'too_many_dice' as const;
+  declare readonly code: 'too_many_dice';
   constructor(
     readonly budget: number,
     readonly requested: number,
   ) {
-    super(`This batch asks for ${requested} dice; a batch may roll at most ${budget} dice in total.`);
+    super(
+      'too_many_dice',
+      `This batch asks for ${requested} dice; a batch may roll at most ${budget} dice in total.`,
+    );
     this.name = 'TooManyDiceError';
   }
 }
 
 /** The random source failed; the service answers 500 internal_error and the caller may retry. */
 export class RandomSourceError extends DiceError {
-  readonly code = 'internal_error' as const;
+  declare readonly code: 'internal_error';
   constructor(options?: { cause?: unknown }) {
-    super('The random source failed; please try again.', options);
+    super('internal_error', MESSAGES.randomSource, options);
     this.name = 'RandomSourceError';
   }
 }

@@ -2,8 +2,8 @@
 // Started by the bench with the server kind as argument; talks to the parent over the IPC channel.
 import Fastify, { type FastifyInstance } from 'fastify';
 import { fastifyTRPCOpenApiPlugin } from 'trpc-to-openapi';
+import type { DiceContext } from '../../dist/api/operations.js';
 import { appRouter } from '../../dist/api/router.js';
-import type { DiceContext } from '../../dist/api/trpc.js';
 import { loadConfig } from '../../dist/config.js';
 import { buildApp } from '../../dist/http/app.js';
 import { cryptoRandom, LIMITS } from '../../dist/index.js';

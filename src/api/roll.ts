@@ -1,10 +1,11 @@
-// The rolling work behind the procedures: prepare (parse and count) every roll, enforce the
-// batch budget before any die is thrown, then roll with the context's random source.
+// The rolling work behind the roll operations: prepare (parse and count) every roll, enforce the
+// batch budget before any die is thrown, then roll with the context's random source. Throws the
+// engine's DiceErrors unchanged: the edges translate them.
 import { FormulaError, RequestError, TooManyDiceError } from '../errors.js';
-import { type PreparedRoll, prepareRoll, rollPrepared } from '../index.js';
+import { type PreparedRoll, prepareRoll } from '../roll/prepare.js';
+import { rollPrepared } from '../roll/roll.js';
 import type { RollRequest, RollResponse } from '../roll/types.js';
-import { toTrpcError } from './errors.js';
-import type { DiceContext } from './trpc.js';
+import type { DiceContext } from './operations.js';
 
 function deprecationLogger(ctx: DiceContext) {
   return (warning: { message: string; item: string }) => {
@@ -13,12 +14,8 @@ function deprecationLogger(ctx: DiceContext) {
 }
 
 export function rollOne(request: RollRequest, ctx: DiceContext): RollResponse {
-  try {
-    const prepared = prepareRoll(request, { dicePerRoll: ctx.dicePerRoll });
-    return rollPrepared(prepared, { random: ctx.random, onDeprecation: deprecationLogger(ctx) });
-  } catch (error) {
-    throw toTrpcError(error);
-  }
+  const prepared = prepareRoll(request, { dicePerRoll: ctx.dicePerRoll });
+  return rollPrepared(prepared, { random: ctx.random, onDeprecation: deprecationLogger(ctx) });
 }
 
 /** Locates an item's error inside the batch, so the message names `rolls[3].formula`. */
@@ -38,13 +35,9 @@ export function rollBatch(requests: readonly RollRequest[], ctx: DiceContext): {
       requested += roll.diceCount;
       prepared.push(roll);
     } catch (error) {
-      throw toTrpcError(withinBatch(error, index));
+      throw withinBatch(error, index);
     }
   }
-  if (requested > ctx.dicePerBatch) throw toTrpcError(new TooManyDiceError(ctx.dicePerBatch, requested));
-  try {
-    return { rolls: prepared.map((roll) => rollPrepared(roll, { random: ctx.random, onDeprecation })) };
-  } catch (error) {
-    throw toTrpcError(error);
-  }
+  if (requested > ctx.dicePerBatch) throw new TooManyDiceError(ctx.dicePerBatch, requested);
+  return { rolls: prepared.map((roll) => rollPrepared(roll, { random: ctx.random, onDeprecation })) };
 }

@@ -1,94 +1,67 @@
-// The procedures of fairdice. Each REST procedure's `meta.openapi` is the single declaration of
-// its path: the REST bridge and the OpenAPI document are both derived from it.
-import { LIMITS } from '../limits.js';
-import { VERSION } from '../version.js';
-import { CODES_OF_STATUS } from './errors.js';
-import { rollBatch, rollOne } from './roll.js';
-import {
-  BatchRollRequestSchema,
-  BatchRollResponseSchema,
-  ERROR_DESCRIPTIONS,
-  HealthResponseSchema,
-  RollQuerySchema,
-  RollRequestSchema,
-  RollResponseSchema,
-} from './schemas.js';
-import { publicProcedure, router } from './trpc.js';
+// The tRPC router, built from the operation table (src/api/operations.ts): one procedure per
+// operation, with its input, output, kind and OpenAPI meta, through tRPC's public builder only.
+import type { TRPCMutationProcedure, TRPCQueryProcedure } from '@trpc/server';
+import type { OpenApiMeta } from 'trpc-to-openapi';
+import type { z } from 'zod';
+import { statusDescription } from '../errors.js';
+import { OPERATIONS, type Operation, operationList } from './operations.js';
+import { publicProcedure, router, toTrpcError } from './trpc.js';
 
-/** The error statuses of every rolling operation (docs/api.md "Errors"). */
-const rollErrors = {
-  400: `${ERROR_DESCRIPTIONS[400]} (${CODES_OF_STATUS[400].join(', ')}).`,
-  413: `${ERROR_DESCRIPTIONS[413]} (${LIMITS.bodyBytes} bytes by default).`,
-  429: ERROR_DESCRIPTIONS[429],
-  500: ERROR_DESCRIPTIONS[500],
+// biome-ignore lint/suspicious/noConfusingVoidType: tRPC's own type for "no input", so the client calls `health.query()`.
+type InputOf<I> = I extends z.ZodType ? z.input<I> : void;
+type ProcedureOf<Op> =
+  Op extends Operation<infer I, infer O, infer K>
+    ? K extends 'query'
+      ? TRPCQueryProcedure<{ meta: OpenApiMeta; input: InputOf<I>; output: z.output<O> }>
+      : TRPCMutationProcedure<{ meta: OpenApiMeta; input: InputOf<I>; output: z.output<O> }>
+    : never;
+
+/** The procedures of a table, typed entry by entry (what the typed client sees). */
+type ProceduresOf<T extends Readonly<Record<string, Operation>>> = {
+  [K in keyof T]: ProcedureOf<T[K]>;
 };
 
-export const appRouter = router({
-  roll: publicProcedure
-    .meta({
-      openapi: {
-        method: 'GET',
-        path: '/v1/roll',
-        protect: false,
-        tags: ['dice'],
-        summary: 'Roll a formula from the query string',
-        description:
-          'Rolls `formula` (send `+` as `%2B` in a URL) with an optional `advantage`. ' +
-          'Takes no bonuses or tags; use POST /v1/roll for those.',
-        errorResponses: rollErrors,
-      },
-    })
-    .input(RollQuerySchema)
-    .output(RollResponseSchema)
-    .query(({ input, ctx }) => rollOne(input, ctx)),
+/** What trpc-to-openapi reads: the REST method, path and documentation of the operation. */
+function metaOf(entry: Operation): OpenApiMeta {
+  return {
+    openapi: {
+      method: entry.method,
+      path: entry.path,
+      protect: false,
+      tags: [...entry.tags],
+      summary: entry.summary,
+      description: entry.description,
+      errorResponses: Object.fromEntries(entry.errors.map((status) => [status, statusDescription(status)])),
+    },
+  };
+}
 
-  rollWith: publicProcedure
-    .meta({
-      openapi: {
-        method: 'POST',
-        path: '/v1/roll',
-        protect: false,
-        tags: ['dice'],
-        summary: 'Roll a formula with bonuses and tags',
-        description:
-          'Rolls a full RollRequest: formula, advantage, bonuses and the tags the formula may end with.',
-        errorResponses: rollErrors,
-      },
-    })
-    .input(RollRequestSchema)
-    .output(RollResponseSchema)
-    .mutation(({ input, ctx }) => rollOne(input, ctx)),
+/**
+ * One procedure per entry. The input is validated by tRPC with the entry's one schema (so tRPC's
+ * merging of chained inputs never applies); `run` gets it, and a DiceError it throws leaves with
+ * its status.
+ */
+function procedureOf(entry: Operation) {
+  const base = publicProcedure.meta(metaOf(entry));
+  const typed = (entry.input === undefined ? base : base.input(entry.input)).output(entry.output);
+  const resolve = async ({ input, ctx }: { input: unknown; ctx: Parameters<Operation['run']>[1] }) => {
+    try {
+      return await entry.run(input as never, ctx);
+    } catch (error) {
+      throw toTrpcError(error);
+    }
+  };
+  return entry.kind === 'query' ? typed.query(resolve) : typed.mutation(resolve);
+}
 
-  batch: publicProcedure
-    .meta({
-      openapi: {
-        method: 'POST',
-        path: '/v1/roll/batch',
-        protect: false,
-        tags: ['dice'],
-        summary: 'Roll several formulas at once',
-        description: `Rolls up to ${LIMITS.rollsPerBatch} requests in order. The dice of all rolls count against one batch budget (${LIMITS.dicePerBatch} by default); over it the whole batch is refused with too_many_dice.`,
-        errorResponses: rollErrors,
-      },
-    })
-    .input(BatchRollRequestSchema)
-    .output(BatchRollResponseSchema)
-    .mutation(({ input, ctx }) => rollBatch(input.rolls, ctx)),
+/** The router of a table of operations (the service's is `appRouter`; tests build their own). */
+export function routerOf<T extends Readonly<Record<string, Operation>>>(operations: T) {
+  const procedures = Object.fromEntries(
+    operationList(operations).map((entry) => [entry.name, procedureOf(entry)]),
+  );
+  return router(procedures as unknown as ProceduresOf<T>);
+}
 
-  health: publicProcedure
-    .meta({
-      openapi: {
-        method: 'GET',
-        path: '/v1/health',
-        protect: false,
-        tags: ['service'],
-        summary: 'Liveness',
-        description: 'Answers while the service is up. Rolls nothing.',
-        errorResponses: { 429: ERROR_DESCRIPTIONS[429] },
-      },
-    })
-    .output(HealthResponseSchema)
-    .query(() => ({ status: 'ok' as const, version: VERSION })),
-});
+export const appRouter = routerOf(OPERATIONS);
 
 export type AppRouter = typeof appRouter;

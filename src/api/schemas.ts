@@ -1,13 +1,12 @@
-// The zod schemas of the public API: tRPC validates every input and output with them, the REST
-// bridge serialises with them, and trpc-to-openapi turns them into the OpenAPI components.
+// The zod schemas of the public API: both transports validate every input and output with them,
+// the REST routes serialise with them, and trpc-to-openapi turns them into the OpenAPI components.
 // Every limit comes from src/limits.ts.
 import { z } from 'zod';
 import { LIMITS, TAG_PATTERN } from '../limits.js';
 import { ADVANTAGE_STATES } from '../roll/types.js';
 import { VERSION } from '../version.js';
-import { CODES_OF_STATUS } from './errors.js';
 
-export const AdvantageStateSchema = z.enum(ADVANTAGE_STATES).meta({
+const AdvantageStateSchema = z.enum(ADVANTAGE_STATES).meta({
   id: 'AdvantageState',
   description:
     'Applies to the first plain d20 term: `advantage` keeps the highest, `disadvantage` the lowest. ' +
@@ -27,7 +26,7 @@ const formulaText = () =>
     example: '1d20+7',
   });
 
-export const BonusSchema = z
+const BonusSchema = z
   .union(
     [
       // The flat-integer bound in the schema itself, so the document shows it and every
@@ -45,7 +44,7 @@ export const BonusSchema = z
   )
   .meta({ description: 'An integer flat modifier, or a formula fragment (terms only).', example: 2 });
 
-export const TagSchema = z
+const TagSchema = z
   .string()
   .min(LIMITS.tagMinLength)
   .max(LIMITS.tagMaxLength)
@@ -107,7 +106,7 @@ const dieGroupExample = {
   naturalLow: false,
 } as const;
 
-export const DieGroupSchema = z
+const DieGroupSchema = z
   .strictObject({
     sides: z.number().int().meta({ description: 'Sides of each die in the group.' }),
     sign: z.literal([1, -1]).meta({ description: "Sign of the group's contribution." }),
@@ -179,29 +178,3 @@ export const HealthResponseSchema = z
     description: 'The service is alive.',
     example: { status: 'ok', version: VERSION },
   });
-
-/** One error body schema per status, whose `code` enum lists exactly the codes that status carries. */
-const errorBody = (id: string, codes: readonly [string, ...string[]], description: string) =>
-  z
-    .strictObject({
-      error: z.strictObject({
-        code: z.enum(codes).meta({ description: 'Stable code; callers match on it.' }),
-        message: z.string().meta({ description: 'Human-readable, may be reworded; safe to show on a page.' }),
-      }),
-    })
-    .meta({ id, description });
-
-/** What each error status means: the error schemas' and the operations' one wording. */
-export const ERROR_DESCRIPTIONS = {
-  400: 'The request or the formula was rejected',
-  413: 'The request body is larger than the limit',
-  429: 'Too many requests from this address.',
-  500: 'The random source failed; the caller may try again.',
-} as const;
-
-export const ERROR_SCHEMAS = {
-  400: errorBody('BadRequestError', CODES_OF_STATUS[400], `${ERROR_DESCRIPTIONS[400]}.`),
-  413: errorBody('PayloadTooLargeError', CODES_OF_STATUS[413], `${ERROR_DESCRIPTIONS[413]}.`),
-  429: errorBody('RateLimitedError', CODES_OF_STATUS[429], ERROR_DESCRIPTIONS[429]),
-  500: errorBody('InternalError', CODES_OF_STATUS[500], ERROR_DESCRIPTIONS[500]),
-} as const;

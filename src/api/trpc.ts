@@ -1,27 +1,65 @@
-// The tRPC root: context, meta and the error formatter that puts the API error into every tRPC
-// error's data, so a typed client sees the same `code` as REST (`err.data.api.code`).
-import { initTRPC } from '@trpc/server';
+// The tRPC edge: context, meta, and the translation of errors both ways. An operation's
+// DiceError leaves as a TRPCError with the matching status; the error formatter puts the service
+// error into every tRPC error's data, so a typed client sees the same `code` as REST
+// (`err.data.api.code`).
+import { initTRPC, TRPCError } from '@trpc/server';
+import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import type { OpenApiMeta } from 'trpc-to-openapi';
-import type { ApiErrorCode } from '../errors.js';
-import type { RandomSource } from '../roll/types.js';
-import { apiErrorOf, internalError } from './errors.js';
+import { z } from 'zod';
+import {
+  type ApiErrorCode,
+  DiceError,
+  type ErrorStatus,
+  MESSAGES,
+  RequestError,
+  unexpectedError,
+} from '../errors.js';
+import { describeIssues, type RawInput } from './input.js';
+import type { DiceContext } from './operations.js';
 
-/** The one logging call procedures make (pino-compatible, so a request logger carries its id). */
-export interface RollLog {
-  warn(details: Record<string, unknown>, message: string): void;
-}
-
-/** Everything a procedure needs from its caller: made per request by the HTTP layer. */
-export interface DiceContext {
-  log: RollLog;
-  random: RandomSource;
-  dicePerRoll: number;
-  dicePerBatch: number;
-}
-
+/** The service error in a tRPC error's data (`err.data.api`). */
 export interface ApiErrorData {
   code: ApiErrorCode;
   message: string;
+}
+
+/** Typed over every status, so a status added to src/errors.ts without a tRPC code fails to compile. */
+const TRPC_CODE_OF_STATUS: Readonly<Record<ErrorStatus, TRPC_ERROR_CODE_KEY>> = {
+  400: 'BAD_REQUEST',
+  404: 'NOT_FOUND',
+  413: 'PAYLOAD_TOO_LARGE',
+  429: 'TOO_MANY_REQUESTS',
+  500: 'INTERNAL_SERVER_ERROR',
+};
+
+/** A DiceError as a TRPCError with its status (tRPC would answer 500); anything else unchanged. */
+export function toTrpcError(error: unknown): unknown {
+  if (!(error instanceof DiceError)) return error;
+  return new TRPCError({ code: TRPC_CODE_OF_STATUS[error.status], message: error.message, cause: error });
+}
+
+/**
+ * The service error a tRPC error stands for, or undefined when nobody planned for it. `input` is
+ * the call's raw input when known: with it a schema failure is worded as REST words it.
+ */
+export function fromTrpcError(error: TRPCError, input?: RawInput): DiceError | undefined {
+  const { cause } = error;
+  if (cause instanceof DiceError) return cause;
+  // An output-validation failure is ours, not the caller's: only input failures are 400s.
+  if (cause instanceof z.ZodError)
+    return error.code === 'BAD_REQUEST' ? new RequestError(describeIssues(cause.issues, input)) : undefined;
+  switch (error.code) {
+    case 'BAD_REQUEST':
+    case 'PARSE_ERROR':
+    case 'METHOD_NOT_SUPPORTED':
+    case 'UNSUPPORTED_MEDIA_TYPE':
+      return new RequestError('The request is not valid.');
+    case 'NOT_FOUND':
+      return new DiceError('not_found', MESSAGES.notFound);
+    // No PAYLOAD_TOO_LARGE: the body limit is fastify's (answered by the HTTP edge), tRPC has none.
+    default:
+      return undefined;
+  }
 }
 
 const t = initTRPC
@@ -29,13 +67,13 @@ const t = initTRPC
   .meta<OpenApiMeta>()
   .create({
     isDev: false,
-    errorFormatter({ shape, error }) {
-      const api = apiErrorOf(error) ?? internalError();
-      const data: ApiErrorData = { code: api.code, message: api.message };
+    errorFormatter({ shape, error, input }) {
+      const known = fromTrpcError(error, { value: input }) ?? unexpectedError();
+      const api: ApiErrorData = { code: known.code, message: known.message };
       return {
         code: shape.code,
-        message: api.message,
-        data: { code: shape.data.code, httpStatus: api.status, path: shape.data.path, api: data },
+        message: known.message,
+        data: { code: shape.data.code, httpStatus: known.status, path: shape.data.path, api },
       };
     },
   });

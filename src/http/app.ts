@@ -1,22 +1,23 @@
-// The fastify application: REST routes bridged from the procedures, the tRPC endpoint, the
+// The fastify application: the REST routes of the operation table, the tRPC endpoint, the
 // OpenAPI document, the index, CORS, rate limiting, body limit and the one error envelope.
 // It never listens: tests drive it with inject or a real port; src/server.ts serves it.
 import { type FastifyTRPCPluginOptions, fastifyTRPCPlugin } from '@trpc/server/adapters/fastify';
 import Fastify, { type FastifyInstance, type FastifyRequest, LogController } from 'fastify';
 import type { DestinationStream } from 'pino';
-import { apiError, NOT_FOUND_MESSAGE } from '../api/errors.js';
-import { type AppRouter, appRouter } from '../api/router.js';
-import type { DiceContext } from '../api/trpc.js';
+import { type DiceContext, OPERATIONS, type Operation } from '../api/operations.js';
+import { type AppRouter, appRouter, routerOf } from '../api/router.js';
+import { fromTrpcError } from '../api/trpc.js';
 import type { Config } from '../config.js';
-import { cryptoRandom } from '../index.js';
+import { DiceError, MESSAGES } from '../errors.js';
+import { cryptoRandom } from '../roll/random.js';
 import type { RandomSource } from '../roll/types.js';
 import { PACKAGE_NAME, VERSION } from '../version.js';
-import { registerRestBridge } from './bridge.js';
 import { docsPlugin } from './docs.js';
-import { answerClientError, needsLogging, replyWithError, toApiError } from './errors.js';
+import { answerClientError, needsLogging, replyWithError } from './errors.js';
 import { MCP_PATH, registerMcpRoute } from './mcp.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { registerRateLimit } from './rate-limit.js';
+import { registerRestRoutes } from './routes.js';
 
 /** Test-only ways in; nothing here is reachable over HTTP. */
 export interface AppSeams {
@@ -24,9 +25,11 @@ export interface AppSeams {
   random?: RandomSource;
   /** Where the log lines go (default: stdout). */
   logStream?: DestinationStream;
+  /** The operations served (default: the service's table); a test adds one that fails on purpose. */
+  operations?: Readonly<Record<string, Operation>>;
 }
 
-export const INDEX_LINKS = {
+const INDEX_LINKS = {
   openapi: '/openapi.json',
   health: '/v1/health',
   docs: '/docs',
@@ -78,9 +81,8 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
   await registerRateLimit(app, config);
 
   app.setErrorHandler((error, request, reply) => replyWithError(request, reply, error, bodyLimit));
-  app.setNotFoundHandler((request, reply) =>
-    replyWithError(request, reply, apiError('not_found', NOT_FOUND_MESSAGE), bodyLimit),
-  );
+  const notFound = new DiceError('not_found', MESSAGES.notFound);
+  app.setNotFoundHandler((request, reply) => replyWithError(request, reply, notFound, bodyLimit));
 
   const random = seams.random ?? cryptoRandom;
   const contextOf = (request: FastifyRequest): DiceContext => ({
@@ -90,10 +92,17 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
     dicePerBatch: config.dicePerBatch,
   });
 
-  registerRestBridge(app, appRouter, { contextOf, bodyLimitBytes: bodyLimit });
-  await registerMcpRoute(app, { contextOf, bodyLimitBytes: bodyLimit, trustProxy: config.trustProxy });
+  const operations = seams.operations ?? OPERATIONS;
+  // The service's router is built once at import; only a test's own table builds another.
+  const router = seams.operations === undefined ? appRouter : (routerOf(operations) as unknown as AppRouter);
+  registerRestRoutes(app, operations, { contextOf, bodyLimitBytes: bodyLimit });
+  await registerMcpRoute(app, operations, {
+    contextOf,
+    bodyLimitBytes: bodyLimit,
+    trustProxy: config.trustProxy,
+  });
 
-  const openapi = JSON.stringify(buildOpenApiDocument(appRouter, bodyLimit));
+  const openapi = JSON.stringify(buildOpenApiDocument(router, operations, bodyLimit));
   app.get('/openapi.json', (_request, reply) => reply.type('application/json; charset=utf-8').send(openapi));
 
   await app.register(docsPlugin, { openapiUrl: INDEX_LINKS.openapi, routePrefix: INDEX_LINKS.docs });
@@ -106,14 +115,14 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
     await scope.register(fastifyTRPCPlugin, {
       prefix: '/trpc',
       trpcOptions: {
-        router: appRouter,
+        router,
         // One call per HTTP request: a batched call would roll many times (and throw many
         // budgets of dice) for one counted request, getting round the rate limit and the
         // batch dice budget. `batch` is the procedure for several rolls at once.
         allowBatching: false,
         createContext: ({ req }) => contextOf(req),
         onError({ error, req }) {
-          if (needsLogging(toApiError(error, bodyLimit))) req.log.error({ err: error }, 'tRPC call failed');
+          if (needsLogging(fromTrpcError(error))) req.log.error({ err: error }, 'tRPC call failed');
         },
       } satisfies FastifyTRPCPluginOptions<AppRouter>['trpcOptions'],
     });

@@ -1,28 +1,16 @@
-// The one mapping from any error (dice, schema, tRPC, fastify, rate limiter) to the envelope
-// {"error":{"code","message"}}. Anything unrecognised becomes the generic 500 and is logged
-// with the request id; no library text or stack ever reaches a body.
+// The HTTP edge of the error vocabulary (src/errors.ts): any thrown value (a DiceError, a schema
+// failure, a tRPC error, fastify's own, the rate limiter's) becomes the envelope
+// {"error":{"code","message"}} with the code's status. Anything unrecognised is the generic 500,
+// logged with the request id; no library text or stack ever reaches a body.
 import type { Duplex } from 'node:stream';
+import { TRPCError } from '@trpc/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import {
-  type ApiError,
-  apiError,
-  apiErrorOf,
-  errorBodyOf,
-  internalError,
-  NOT_FOUND_MESSAGE,
-  payloadTooLargeMessage,
-  RATE_LIMITED_MESSAGE,
-  type RawInput,
-} from '../api/errors.js';
+import type { RawInput } from '../api/input.js';
+import { fromTrpcError } from '../api/trpc.js';
+import { DiceError, MESSAGES, RequestError, unexpectedError } from '../errors.js';
 
 /** What the rate limiter throws for a 429 (its errorResponseBuilder result). */
-export class RateLimitedError extends Error {
-  readonly statusCode = 429;
-  constructor() {
-    super(RATE_LIMITED_MESSAGE);
-    this.name = 'RateLimitedError';
-  }
-}
+export const rateLimitedError = (): DiceError => new DiceError('rate_limited', MESSAGES.rateLimited);
 
 const FASTIFY_MESSAGES: Readonly<Record<string, string>> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'Send the body as JSON, with Content-Type: application/json.',
@@ -31,28 +19,39 @@ const FASTIFY_MESSAGES: Readonly<Record<string, string>> = {
   FST_ERR_CTP_INVALID_JSON_BODY: 'The body is not valid JSON.',
 };
 
+/** A formula whose space sits where a `+` was probably meant: `2d6+3` sent unencoded arrives as `2d6 3`. */
+const LOST_PLUS = /\S\s+[\dd]/i;
+const LOST_PLUS_HINT = ' In a URL query, send + as %2B: a bare + arrives as a space.';
+
+/** An invalid_formula from a URL query whose formula lost a `+`, with the hint to encode it. */
+function withQueryHint(error: DiceError, input: RawInput | undefined): DiceError {
+  if (error.code !== 'invalid_formula' || input?.fromQuery !== true) return error;
+  const formula = (input.value as { formula?: unknown } | undefined)?.formula;
+  if (typeof formula !== 'string' || !LOST_PLUS.test(formula)) return error;
+  return new DiceError(error.code, `${error.message.replace(/\.?$/, '.')}${LOST_PLUS_HINT}`);
+}
+
 interface HttpErrorLike {
   code?: unknown;
   statusCode?: unknown;
 }
 
-/** The API error for any thrown value; `bodyLimitBytes` goes into the 413 message. */
-export function toApiError(error: unknown, bodyLimitBytes: number, input?: RawInput): ApiError | undefined {
-  const known = apiErrorOf(error, input);
-  if (known !== undefined) return known;
-  if (error instanceof RateLimitedError) return apiError('rate_limited', RATE_LIMITED_MESSAGE);
+/**
+ * The service error for any thrown value, or undefined when nobody planned for it.
+ * `bodyLimitBytes` goes into the 413 message; `input` is the raw input of a REST operation.
+ */
+function httpErrorOf(error: unknown, bodyLimitBytes: number, input?: RawInput): DiceError | undefined {
+  if (error instanceof DiceError) return withQueryHint(error, input);
+  if (error instanceof TRPCError) return fromTrpcError(error);
   if (error === null || typeof error !== 'object') return undefined;
   const { code, statusCode } = error as HttpErrorLike;
-  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE' || statusCode === 413) {
-    return apiError('payload_too_large', payloadTooLargeMessage(bodyLimitBytes));
-  }
-  if (code === 'FST_ERR_BAD_URL') return apiError('not_found', NOT_FOUND_MESSAGE);
-  if (typeof code === 'string' && code in FASTIFY_MESSAGES)
-    return apiError('invalid_request', FASTIFY_MESSAGES[code]!);
+  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE' || statusCode === 413)
+    return new DiceError('payload_too_large', MESSAGES.payloadTooLarge(bodyLimitBytes));
+  if (code === 'FST_ERR_BAD_URL') return new DiceError('not_found', MESSAGES.notFound);
+  if (typeof code === 'string' && code in FASTIFY_MESSAGES) return new RequestError(FASTIFY_MESSAGES[code]!);
   // JSON.parse failures from fastify's parser carry statusCode 400 and parser text: never echo it.
   if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
-    return apiError(
-      'invalid_request',
+    return new RequestError(
       error instanceof SyntaxError
         ? FASTIFY_MESSAGES.FST_ERR_CTP_INVALID_JSON_BODY!
         : 'The request is not valid.',
@@ -61,12 +60,9 @@ export function toApiError(error: unknown, bodyLimitBytes: number, input?: RawIn
   return undefined;
 }
 
-/** The envelope, as the exact JSON string sent. */
-export const envelopeOf = (error: ApiError): string => JSON.stringify(errorBodyOf(error));
-
 /** Whether an error is one nobody planned for (or the random source failing): it gets logged. */
-export const needsLogging = (api: ApiError | undefined): boolean =>
-  api === undefined || api.code === 'internal_error';
+export const needsLogging = (known: DiceError | undefined): boolean =>
+  known === undefined || known.status === 500;
 
 /** Answers `error` in the envelope; an unexpected error is logged (with the request id) first. */
 export function replyWithError(
@@ -76,10 +72,13 @@ export function replyWithError(
   bodyLimitBytes: number,
   input?: RawInput,
 ): FastifyReply {
-  const known = toApiError(error, bodyLimitBytes, input);
+  const known = httpErrorOf(error, bodyLimitBytes, input);
   if (needsLogging(known)) request.log.error({ err: error }, 'request failed');
-  const api = known ?? internalError();
-  return reply.code(api.status).type('application/json; charset=utf-8').send(envelopeOf(api));
+  const answer = known ?? unexpectedError();
+  return reply
+    .code(answer.status)
+    .type('application/json; charset=utf-8')
+    .send(JSON.stringify(answer.toBody()));
 }
 
 const CLIENT_ERROR_MESSAGES: Readonly<Record<string, string>> = {
@@ -98,7 +97,7 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   if (socket.writable) {
     const message = CLIENT_ERROR_MESSAGES[error.code ?? ''] ?? 'The request could not be read as HTTP.';
-    const body = envelopeOf(apiError('invalid_request', message));
+    const body = JSON.stringify(new RequestError(message).toBody());
     socket.write(
       'HTTP/1.1 400 Bad Request\r\n' +
         'Content-Type: application/json; charset=utf-8\r\n' +

@@ -23,12 +23,12 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ApiError } from '../api/errors.js';
-import type { DiceContext } from '../api/trpc.js';
+import type { DiceContext, Operation } from '../api/operations.js';
 import type { TrustProxy } from '../config.js';
+import type { DiceError } from '../errors.js';
 import { type CallSetting, createMcpServer } from '../mcp/server.js';
-import { rateLimitedError } from '../mcp/tools.js';
-import { RateLimitedError, replyWithError } from './errors.js';
+import { rateLimitedFor, toolsOf } from '../mcp/tools.js';
+import { rateLimitedError, replyWithError } from './errors.js';
 import { handlerRateLimit } from './rate-limit.js';
 
 export const MCP_PATH = '/mcp';
@@ -44,7 +44,7 @@ export interface McpRouteOptions {
 interface InFlight {
   originalId: RequestId;
   request: FastifyRequest;
-  refused: ApiError | undefined;
+  refused: DiceError | undefined;
   resolve(response: JSONRPCMessage): void;
 }
 
@@ -79,7 +79,7 @@ class RequestReplyTransport implements Transport {
   exchange(
     message: JSONRPCRequest,
     request: FastifyRequest,
-    refused: ApiError | undefined,
+    refused: DiceError | undefined,
   ): Promise<JSONRPCMessage> {
     const id = ++this.lastId;
     return new Promise((resolve) => {
@@ -151,7 +151,12 @@ const HOST_REFUSED =
   'This server answers local MCP requests only for Host localhost, 127.0.0.1 or [::1] (DNS rebinding protection); behind a proxy, set TRUST_PROXY.';
 const NOT_ACCEPTABLE = 'Not Acceptable: the Accept header must list application/json and text/event-stream.';
 
-export async function registerMcpRoute(app: FastifyInstance, options: McpRouteOptions): Promise<void> {
+/** Serves the tools of the marked operations of `operations` at /mcp. */
+export async function registerMcpRoute(
+  app: FastifyInstance,
+  operations: Readonly<Record<string, Operation>>,
+  options: McpRouteOptions,
+): Promise<void> {
   const { contextOf, bodyLimitBytes, trustProxy } = options;
   const charge = handlerRateLimit(app);
   const transport = new RequestReplyTransport();
@@ -166,7 +171,7 @@ export async function registerMcpRoute(app: FastifyInstance, options: McpRouteOp
     };
     return { ctx, refused };
   };
-  const server = createMcpServer({ settingOf });
+  const server = createMcpServer({ settingOf, tools: toolsOf(operations) });
   await server.connect(transport);
   app.addHook('onClose', () => server.close());
 
@@ -181,7 +186,7 @@ export async function registerMcpRoute(app: FastifyInstance, options: McpRouteOp
       const body = request.body;
       if (verdict.exceeded && !isToolCall(body)) {
         reply.header('retry-after', String(verdict.retryAfterSeconds));
-        return replyWithError(request, reply, new RateLimitedError(), bodyLimitBytes);
+        return replyWithError(request, reply, rateLimitedError(), bodyLimitBytes);
       }
       // JSON-RPC batches left the protocol in its 2025-06-18 revision; here they would also
       // carry many calls for one charge.
@@ -210,7 +215,7 @@ export async function registerMcpRoute(app: FastifyInstance, options: McpRouteOp
         if (kind === 'notification') transport.deliver(message as JSONRPCNotification);
         return reply.code(202).send();
       }
-      const refused = verdict.exceeded ? rateLimitedError(verdict.retryAfterSeconds) : undefined;
+      const refused = verdict.exceeded ? rateLimitedFor(verdict.retryAfterSeconds) : undefined;
       const response = await transport.exchange(message as JSONRPCRequest, request, refused);
       return reply.type('application/json').send(JSON.stringify(response));
     },

@@ -5,7 +5,7 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
-import { RateLimitedError } from './errors.js';
+import { rateLimitedError } from './errors.js';
 import { SharedRateLimit } from './rate-limit-store.js';
 
 declare module 'fastify' {
@@ -41,7 +41,7 @@ export async function registerRateLimit(app: FastifyInstance, config: Config): P
     // The shared store answers from memory itself when Redis fails; should any store error still
     // escape, the request goes through uncounted rather than failing with a 500.
     skipOnError: true,
-    errorResponseBuilder: () => new RateLimitedError(),
+    errorResponseBuilder: rateLimitedError,
     // The limiter runs as a root hook, so the per-route `config: { rateLimit: false }` that the
     // plugin honours for its own hooks is honoured here by hand: the /docs assets use it.
     // A route with `rateLimitInHandler` is counted only when its handler charges it.

@@ -17,9 +17,9 @@ import {
   type Resource,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import type { ApiError } from '../api/errors.js';
+import { OPERATIONS } from '../api/operations.js';
+import type { DiceError } from '../errors.js';
 import { PACKAGE_NAME, VERSION } from '../version.js';
-import { TOOL_OPERATIONS } from './operations.js';
 import { LANGUAGE_URI, type McpTool, type ToolCallContext, toolError, toolsOf } from './tools.js';
 
 /** What the server tells a client about itself at initialization. */
@@ -43,22 +43,23 @@ const languageReference = (): string => {
   return languageText;
 };
 
-/** The tools of the operation table, built once per process. */
+/** The tools of the service's operation table, built once per process. */
 let defaultTools: Map<string, McpTool> | undefined;
-export const mcpTools = (): Map<string, McpTool> => {
-  defaultTools ??= toolsOf(TOOL_OPERATIONS);
+const serviceTools = (): Map<string, McpTool> => {
+  defaultTools ??= toolsOf(OPERATIONS);
   return defaultTools;
 };
 
 /** What a tool call runs with: its context, or the error (rate_limited) that refuses it. */
 export interface CallSetting {
   ctx: ToolCallContext;
-  refused?: ApiError | undefined;
+  refused?: DiceError | undefined;
 }
 
 export interface McpServerOptions {
   /** The setting of the tools/call request with this JSON-RPC id, as the transport delivered it. */
   settingOf(requestId: RequestId): CallSetting;
+  /** The tools (default: those of the service's operation table). */
   tools?: Map<string, McpTool>;
 }
 
@@ -67,7 +68,7 @@ let validator: AjvJsonSchemaValidator | undefined;
 
 /** A server ready to connect to one transport. */
 export function createMcpServer(options: McpServerOptions): Server {
-  const tools = options.tools ?? mcpTools();
+  const tools = options.tools ?? serviceTools();
   validator ??= new AjvJsonSchemaValidator();
   const server = new Server(
     { name: PACKAGE_NAME, title: 'fairdice', version: VERSION },

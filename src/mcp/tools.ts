@@ -6,9 +6,9 @@
 // any structuredContent against outputSchema, error or not).
 import type { CallToolResult, Tool as ToolDefinition } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { type ApiError, apiError, apiErrorOf, errorBodyOf, internalError } from '../api/errors.js';
-import type { DiceContext } from '../api/trpc.js';
-import type { ApiErrorCode } from '../errors.js';
+import { parseInput } from '../api/input.js';
+import { type DiceContext, type Operation, operationList } from '../api/operations.js';
+import { type ApiErrorCode, DiceError, unexpectedError } from '../errors.js';
 
 /** The resource holding the language reference (docs/language.md), named in every description. */
 export const LANGUAGE_URI = 'fairdice://docs/language.md';
@@ -19,32 +19,6 @@ export const NOTATION = [
   'Modifiers follow a term with no space: kh3/kl1 keep highest/lowest, dl1/dh1 drop, 2d20adv/2d20dis, ! explodes, r1 rerolls 1s, x2 multiplies.',
   `Full reference: the resource ${LANGUAGE_URI}.`,
 ].join('\n');
-
-/**
- * The marker that exposes an operation as an MCP tool. `line` writes the text a model reads
- * from the operation's output (and its validated input).
- */
-export interface ToolMarker<I = never, O = never> {
-  /** The tool's name (`roll`): lowercase words joined by `_`. */
-  name: string;
-  title: string;
-  /** What the tool does, for a model; NOTATION is appended. */
-  description: string;
-  /** It changes nothing anywhere (annotations.readOnlyHint). */
-  readOnly: boolean;
-  /** Calling it twice with the same arguments has the effect of calling it once. */
-  idempotent: boolean;
-  line(output: O, input: I): string;
-}
-
-/** What the tools need of an operation of the table. */
-export interface ToolOperation {
-  input: z.ZodType | undefined;
-  output: z.ZodType;
-  run(input: never, ctx: DiceContext): unknown;
-  // biome-ignore lint/suspicious/noExplicitAny: any operation's input and output types
-  tool?: ToolMarker<any, any> | undefined;
-}
 
 /** Whatever a tool call's context needs to run an operation and log what nobody planned for. */
 export interface ToolCallContext extends DiceContext {
@@ -104,19 +78,29 @@ const ADVICE: Record<ApiErrorCode, (tool: string) => string> = {
 };
 
 /** An error as a tool result: a sentence, then the REST error envelope as JSON. */
-export function toolError(tool: string, error: ApiError): CallToolResult {
-  const text = `${ADVICE[error.code](tool)}\n${JSON.stringify(errorBodyOf(error))}`;
+export function toolError(tool: string, error: DiceError): CallToolResult {
+  const text = `${ADVICE[error.code](tool)}\n${JSON.stringify(error.toBody())}`;
   return { content: [{ type: 'text', text }], isError: true };
 }
 
 /** The error of a call over the per-address limit, naming the seconds to wait. */
-export const rateLimitedError = (retryAfterSeconds: number): ApiError =>
-  apiError(
+export const rateLimitedFor = (retryAfterSeconds: number): DiceError =>
+  new DiceError(
     'rate_limited',
     `Too many requests from this address; retry in ${retryAfterSeconds} second${retryAfterSeconds === 1 ? '' : 's'}.`,
   );
 
-function toolOf(operation: ToolOperation, marker: NonNullable<ToolOperation['tool']>): McpTool {
+type Marker = NonNullable<Operation['tool']>;
+
+/** An answer outside the operation's own output schema is a fault of ours, as on REST. */
+class OutputError extends Error {
+  constructor(cause: unknown) {
+    super('An operation answered outside its output schema', { cause });
+    this.name = 'OutputError';
+  }
+}
+
+function toolOf(operation: Operation, marker: Marker): McpTool {
   const input = operation.input ?? EMPTY_INPUT;
   const definition: ToolDefinition = {
     name: marker.name,
@@ -133,39 +117,36 @@ function toolOf(operation: ToolOperation, marker: NonNullable<ToolOperation['too
     },
   };
   const run = operation.run as (input: unknown, ctx: DiceContext) => unknown;
+  const line = marker.line as (output: unknown, input: unknown) => string;
   return {
     definition,
     async call(args, ctx) {
-      const raw = args ?? {};
-      const parsed = input.safeParse(raw);
-      if (!parsed.success) {
-        return toolError(marker.name, apiErrorOf(parsed.error, { value: raw }) ?? internalError());
-      }
       try {
-        const output = operation.output.parse(await run(parsed.data, ctx));
+        // The same validation, and the same invalid_request wording, as REST and tRPC.
+        const parsed = await parseInput(input, { value: args ?? {} });
+        const checked = operation.output.safeParse(await run(parsed, ctx));
+        if (!checked.success) throw new OutputError(checked.error);
         return {
-          content: [{ type: 'text', text: marker.line(output, parsed.data) }],
-          structuredContent: output as Record<string, unknown>,
+          content: [{ type: 'text', text: line(checked.data, parsed) }],
+          structuredContent: checked.data as Record<string, unknown>,
         };
       } catch (error) {
-        const known = apiErrorOf(error, { value: raw });
-        if (known === undefined || known.code === 'internal_error')
-          ctx.logError(error, 'MCP tool call failed');
-        return toolError(marker.name, known ?? internalError());
+        const known = error instanceof DiceError ? error : undefined;
+        if (known === undefined || known.status === 500) ctx.logError(error, 'MCP tool call failed');
+        return toolError(marker.name, known ?? unexpectedError());
       }
     },
   };
 }
 
 /** The tools of every marked operation, in table order; a duplicated name is a start-up error. */
-export function toolsOf(operations: Readonly<Record<string, ToolOperation>>): Map<string, McpTool> {
+export function toolsOf(operations: Readonly<Record<string, Operation>>): Map<string, McpTool> {
   const tools = new Map<string, McpTool>();
-  for (const [name, operation] of Object.entries(operations)) {
-    if (operation.tool === undefined) continue;
-    if (tools.has(operation.tool.name)) {
-      throw new Error(`Operation ${name} names the tool ${operation.tool.name}, already taken.`);
-    }
-    tools.set(operation.tool.name, toolOf(operation, operation.tool));
+  for (const { name, tool, ...operation } of operationList(operations)) {
+    if (tool === undefined) continue;
+    if (tools.has(tool.name))
+      throw new Error(`Operation ${name} names the tool ${tool.name}, already taken.`);
+    tools.set(tool.name, toolOf({ ...operation, tool } as Operation, tool));
   }
   return tools;
 }

@@ -2,11 +2,13 @@
 // edge and one past it, every field of every response, the guards, CORS and the index.
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPERATIONS } from '../../src/api/operations.js';
 import { BatchRollResponseSchema, HealthResponseSchema, RollResponseSchema } from '../../src/api/schemas.js';
+import { MESSAGES } from '../../src/errors.js';
 import { LIMITS } from '../../src/limits.js';
 import { VERSION } from '../../src/version.js';
-import { failingSource, minSource } from '../helpers/sources.js';
-import { expectError, logCollector, makeApp } from './helpers.js';
+import { expectError, logCollector, makeApp } from '../support/app.js';
+import { failingSource, minSource } from '../support/sources.js';
 
 const json = { 'content-type': 'application/json' };
 
@@ -465,11 +467,45 @@ describe('500 internal_error', () => {
         { method: 'POST' as const, url: '/v1/roll/batch', payload: { rolls: [{ formula: '1d6' }] } },
       ]) {
         const response = await app.inject(request);
-        expect(expectError(response, 500, 'internal_error')).not.toMatch(/urandom|closed/);
+        expect(expectError(response, 500, 'internal_error')).toBe(MESSAGES.randomSource);
       }
       const errors = log.lines.filter((line) => line.level >= 50);
       expect(errors).toHaveLength(3);
       for (const line of errors) expect(line.reqId).toMatch(/\S/);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('a bug in an operation is a 500 with the generic message on REST and tRPC, never a 400, and is logged', async () => {
+    const log = logCollector();
+    // What a bug in the engine looks like from outside: a non-DiceError thrown mid-roll (say a
+    // parser fault), not a mistake of the caller's.
+    const bug = () => {
+      throw new TypeError("Cannot read properties of undefined (reading 'sides')");
+    };
+    const operations = { ...OPERATIONS, roll: { ...OPERATIONS.roll, run: bug } };
+    const app = await makeApp({}, { logStream: log, operations });
+    try {
+      const rest = await app.inject({ url: '/v1/roll?formula=1d6' });
+      expect(expectError(rest, 500, 'internal_error')).toBe(MESSAGES.unexpected);
+      const trpc = await app.inject({ url: '/trpc/roll?input=%7B%22formula%22%3A%221d6%22%7D' });
+      expect(trpc.statusCode).toBe(500);
+      const body = trpc.json() as {
+        error: { message: string; data: { api: { code: string; message: string } } };
+      };
+      expect(body.error.data.api).toEqual({ code: 'internal_error', message: MESSAGES.unexpected });
+      expect(body.error.message).toBe(MESSAGES.unexpected);
+      const errors = log.lines.filter((line) => line.level >= 50);
+      expect(errors).toHaveLength(2);
+      for (const line of errors) {
+        expect(line.reqId).toMatch(/\S/);
+        expect(JSON.stringify(line.err)).toContain('reading');
+      }
+      // The other operations are untouched.
+      expect(
+        (await app.inject({ method: 'POST', url: '/v1/roll', payload: { formula: '1d6' } })).statusCode,
+      ).toBe(200);
     } finally {
       await app.close();
     }
@@ -526,6 +562,24 @@ describe('the /trpc endpoint', () => {
     expect(response.statusCode).toBe(200);
     const data = response.json().result.data;
     expect(RollResponseSchema.parse(data).dice[0]?.results).toHaveLength(2);
+  });
+
+  it('refuses the same inputs as REST, with the same code and message', async () => {
+    for (const [input, body] of [
+      [{}, '{}'],
+      [{ formula: 7 }, '{"formula":7}'],
+      [{ formula: '2d' }, '{"formula":"2d"}'],
+      [{ formula: '1d6', extra: 1 }, '{"formula":"1d6","extra":1}'],
+      [{ formula: '1d6', tags: ['A'] }, '{"formula":"1d6","tags":["A"]}'],
+    ] as const) {
+      const rest = await app.inject({ method: 'POST', url: '/v1/roll', headers: json, payload: body });
+      const trpc = await app.inject({ method: 'POST', url: '/trpc/rollWith', headers: json, payload: body });
+      expect(trpc.statusCode, JSON.stringify(input)).toBe(rest.statusCode);
+      expect(trpc.statusCode).toBe(400);
+      expect((trpc.json() as { error: { data: { api: unknown } } }).error.data.api).toEqual(
+        rest.json().error,
+      );
+    }
   });
 
   it('refuses a batched call: one counted request must not roll many budgets of dice', async () => {

@@ -9,7 +9,7 @@ import { type BrowserContext, chromium, type Locator, type Page } from 'playwrig
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config.js';
 import { buildApp } from '../../src/http/app.js';
-import { listen } from './helpers.js';
+import { listen } from '../support/app.js';
 
 // The service's defaults: the page load is proven to fit the limit every caller gets.
 const config = defaultConfig({ logLevel: 'silent' });

@@ -1,22 +1,18 @@
 // The OpenAPI document: a valid 3.1 document generated from the router, with our error schemas
 // (exact code enums, examples equal to real responses), the limits, named components and no
-// security; and the bridge's routes are exactly the documented operations.
+// security; and the REST routes, the tRPC procedures and the document list exactly the
+// operations of the table.
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { initTRPC } from '@trpc/server';
-import Fastify, { type FastifyInstance } from 'fastify';
-import type { OpenApiMeta } from 'trpc-to-openapi';
+import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { CODES_OF_STATUS } from '../../src/api/errors.js';
-import { appRouter } from '../../src/api/router.js';
-import { ERROR_SCHEMAS } from '../../src/api/schemas.js';
-import type { DiceContext } from '../../src/api/trpc.js';
-import { publicProcedure, router } from '../../src/api/trpc.js';
-import { registerRestBridge, restOperations } from '../../src/http/bridge.js';
+import { OPERATIONS, type Operation } from '../../src/api/operations.js';
+import { routerOf } from '../../src/api/router.js';
+import { codesOf, ERROR_CODES, ERROR_STATUSES } from '../../src/errors.js';
 import { buildOpenApiDocument } from '../../src/http/openapi.js';
 import { VERSION } from '../../src/version.js';
-import { failingSource, maxSource } from '../helpers/sources.js';
-import { expectError, logCollector, makeApp } from './helpers.js';
+import { expectError, logCollector, makeApp } from '../support/app.js';
+import { failingSource } from '../support/sources.js';
 
 type Json = Record<string, unknown>;
 interface Doc {
@@ -150,23 +146,36 @@ describe('GET /openapi.json', () => {
       expect(Object.keys(responses).sort()).toEqual(['200', '400', '413', '429', '500']);
       for (const status of [400, 413, 429, 500] as const) {
         const media = responses[String(status)]?.content['application/json'] as { schema: { $ref: string } };
-        const id = ERROR_SCHEMAS[status].meta()?.id as string;
+        const id = ERROR_STATUSES[status].schema;
         expect(media.schema).toEqual({ $ref: `#/components/schemas/${id}` });
         const component = doc.components.schemas[id] as {
           properties: { error: { properties: { code: { enum: string[] } } } };
         };
-        expect(component.properties.error.properties.code.enum).toEqual([...CODES_OF_STATUS[status]]);
+        expect(component.properties.error.properties.code.enum).toEqual(codesOf(status));
       }
     },
   );
 
-  it('has exactly the documented paths and methods that the bridge serves', () => {
+  it('documents exactly the operations of the table, and the app serves each on REST and tRPC', async () => {
     const documented = Object.entries(doc.paths).flatMap(([path, ops]) =>
       Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`),
     );
-    const served = restOperations(appRouter).map((op) => `${op.method} ${op.path}`);
-    expect(documented.sort()).toEqual(served.sort());
-    expect(served.sort()).toEqual(['GET /v1/health', 'GET /v1/roll', 'POST /v1/roll', 'POST /v1/roll/batch']);
+    const table = Object.values(OPERATIONS).map((op) => `${op.method} ${op.path}`);
+    expect(documented.sort()).toEqual([...table].sort());
+    expect(table.sort()).toEqual(['GET /v1/health', 'GET /v1/roll', 'POST /v1/roll', 'POST /v1/roll/batch']);
+    for (const [name, op] of Object.entries(OPERATIONS)) {
+      expect(app.hasRoute({ method: op.method, url: op.path }), `${op.method} ${op.path}`).toBe(true);
+      // A tRPC call of the wrong kind is refused as such (not 404): the procedure exists, of its kind.
+      const wrongKind = await app.inject({
+        method: op.kind === 'query' ? 'POST' : 'GET',
+        url: `/trpc/${name}`,
+        ...(op.kind === 'query' ? { headers: { 'content-type': 'application/json' }, payload: '{}' } : {}),
+      });
+      expect(wrongKind.statusCode, `${name}: ${wrongKind.body}`).not.toBe(404);
+      expect(wrongKind.statusCode).not.toBe(200);
+    }
+    const unknown = await app.inject({ url: '/trpc/nope' });
+    expect(unknown.statusCode).toBe(404);
   });
 });
 
@@ -202,10 +211,10 @@ describe('every documented error example is a real response', () => {
         [413, big],
         [429, limited],
       ] as const) {
-        expect(ERROR_SCHEMAS[status].safeParse(response.json()).success).toBe(true);
-        expect(doc.components.schemas[ERROR_SCHEMAS[status].meta()?.id as string]?.example).toEqual(
-          response.json(),
-        );
+        expect(
+          ERROR_CODES[(response.json() as { error: { code: keyof typeof ERROR_CODES } }).error.code],
+        ).toBe(status);
+        expect(doc.components.schemas[ERROR_STATUSES[status].schema]?.example).toEqual(response.json());
       }
     } finally {
       await app.close();
@@ -242,14 +251,16 @@ describe('every documented error example is a real response', () => {
     }
   });
 
-  it('the 500 example equals the answer to a failing random source', async () => {
+  it('the 500 example is the generic internal_error; a failing random source answers the same code', async () => {
     const app = await makeApp({}, { random: failingSource(), logStream: logCollector() });
     try {
       const doc = (await app.inject({ url: '/openapi.json' })).json() as Doc;
       const failed = await app.inject({ url: '/v1/roll?formula=1d6' });
-      expectError(failed, 500, 'internal_error');
-      expect(failed.json()).toEqual(exampleOf(doc, 500));
-      expect(ERROR_SCHEMAS[500].safeParse(failed.json()).success).toBe(true);
+      expect(expectError(failed, 500, 'internal_error')).toBe('The random source failed; please try again.');
+      // The example is the generic message; a failing random source says so instead.
+      expect(exampleOf(doc, 500)).toEqual({
+        error: { code: 'internal_error', message: 'An unexpected error occurred; it has been logged.' },
+      });
     } finally {
       await app.close();
     }
@@ -272,38 +283,25 @@ describe('every documented error example is a real response', () => {
   });
 });
 
-describe('routes come from the procedures meta', () => {
-  it('a new procedure with meta gets its route and its place in the document', async () => {
-    const echo = publicProcedure
-      .meta({ openapi: { method: 'GET', path: '/v1/echo', protect: false, summary: 'Echo' } })
-      .input(z.strictObject({ word: z.string().max(5) }))
-      .output(z.strictObject({ word: z.string() }))
-      .query(({ input }) => input);
-    const extended = router({ ...appRouter._def.procedures, echo });
-    const doc = buildOpenApiDocument(extended, 8192) as unknown as Doc;
-    expect(doc.paths['/v1/echo']?.get).toBeDefined();
-    const app = Fastify();
-    const context: DiceContext = {
-      log: { warn() {} },
-      random: maxSource(),
-      dicePerRoll: 1000,
-      dicePerBatch: 1000,
+describe('an operation is one entry of the table', () => {
+  it('a new entry gets its procedure, its REST route and its place in the document', async () => {
+    const echo: Operation = {
+      kind: 'query',
+      method: 'GET',
+      path: '/v1/echo',
+      input: z.strictObject({ word: z.string().max(5) }).meta({ id: 'EchoRequest' }),
+      output: z.strictObject({ word: z.string() }),
+      tags: ['test'],
+      summary: 'Echo',
+      description: 'Echoes a word.',
+      errors: [400],
+      run: (input) => input as { word: string },
     };
-    registerRestBridge(app, extended, { contextOf: () => context, bodyLimitBytes: 8192 });
-    try {
-      const ok = await app.inject({ url: '/v1/echo?word=hi' });
-      expect(ok.statusCode).toBe(200);
-      expect(ok.json()).toEqual({ word: 'hi' });
-      expectError(await app.inject({ url: '/v1/echo?word=toolong' }), 400, 'invalid_request');
-      expectError(await app.inject({ method: 'POST', url: '/v1/echo' }), 400, 'invalid_request');
-    } finally {
-      await app.close();
-    }
-  });
-
-  it('a procedure without meta gets no REST route', () => {
-    const t = initTRPC.meta<OpenApiMeta>().create();
-    const hidden = t.router({ secret: t.procedure.query(() => 'x') });
-    expect(restOperations(hidden)).toEqual([]);
+    const operations = { ...OPERATIONS, echo };
+    const doc = buildOpenApiDocument(routerOf(operations), operations, 8192) as unknown as Doc;
+    expect(Object.keys(doc.paths).sort()).toEqual(['/v1/echo', '/v1/health', '/v1/roll', '/v1/roll/batch']);
+    const responses = doc.paths['/v1/echo']?.get?.responses as Record<string, unknown>;
+    expect(Object.keys(responses).sort()).toEqual(['200', '400']);
+    expect(doc.components.schemas.EchoRequest).toBeDefined();
   });
 });

@@ -7,10 +7,10 @@ import { afterAll, afterEach, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config.js';
 import { buildApp } from '../../src/http/app.js';
 import { LIMITS } from '../../src/limits.js';
+import { type LogLine, listen, logCollector } from '../support/app.js';
 import { type Answer, get } from '../support/http.js';
 import { describeWithRedis, type RedisServer, startRedis } from '../support/redis.js';
 import { until } from '../support/wait.js';
-import { type LogLine, listen, logCollector } from './helpers.js';
 
 interface Instance {
   app: FastifyInstance;

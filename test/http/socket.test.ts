@@ -5,11 +5,11 @@ import { createConnection } from 'node:net';
 import { TRPCClientError } from '@trpc/client';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiErrorOfCall, createDiceClient } from '../../src/client.js';
+import { createDiceClient, errorOf } from '../../src/client.js';
 import { LIMITS } from '../../src/limits.js';
 import { VERSION } from '../../src/version.js';
+import { listen, makeApp } from '../support/app.js';
 import { type Answer, send } from '../support/http.js';
-import { listen, makeApp } from './helpers.js';
 
 const envelope = (answer: Answer) => JSON.parse(answer.body) as { error: { code: string; message: string } };
 
@@ -259,14 +259,14 @@ describe('the typed client', () => {
     expect(typed.data?.api.code).toBe('invalid_formula');
     expect(typed.data?.httpStatus).toBe(400);
     expect(typed.message).toMatch(/column/);
-    expect(apiErrorOfCall(failure)?.code).toBe('invalid_formula');
+    expect(errorOf(failure)?.code).toBe('invalid_formula');
 
     const budget = await client.batch
       .mutate({ rolls: [{ formula: '600d6' }, { formula: '600d6' }] })
-      .catch(apiErrorOfCall);
+      .catch(errorOf);
     expect(budget).toMatchObject({ code: 'too_many_dice' });
-    const schema = await client.rollWith.mutate({ formula: '1d6', tags: ['NOPE'] }).catch(apiErrorOfCall);
+    const schema = await client.rollWith.mutate({ formula: '1d6', tags: ['NOPE'] }).catch(errorOf);
     expect(schema).toMatchObject({ code: 'invalid_request' });
-    expect(apiErrorOfCall(new Error('network down'))).toBeUndefined();
+    expect(errorOf(new Error('network down'))).toBeUndefined();
   });
 });

@@ -8,9 +8,9 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LIMITS } from '../../src/limits.js';
 import { LANGUAGE_URI } from '../../src/mcp/tools.js';
-import { scripted } from '../helpers/sources.js';
-import { listen, makeApp } from '../http/helpers.js';
+import { listen, makeApp } from '../support/app.js';
 import { send } from '../support/http.js';
+import { scripted } from '../support/sources.js';
 
 const clients: Client[] = [];
 afterEach(async () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { batchLines, DICE_SHOWN, rollLine } from '../../src/mcp/lines.js';
 import { roll } from '../../src/roll/roll.js';
 import type { RollRequest } from '../../src/roll/types.js';
-import { scripted } from '../helpers/sources.js';
+import { scripted } from '../support/sources.js';
 
 const lineOf = (request: RollRequest, faces: number[]) =>
   rollLine(roll(request, { random: scripted(faces) }));

@@ -14,7 +14,7 @@ import {
   type RollResponse,
   roll,
 } from '../../src/index.js';
-import { maxSource, scripted } from '../helpers/sources.js';
+import { maxSource, scripted } from '../support/sources.js';
 
 /** Rolls with exactly these faces; fails if the roll used fewer or more. */
 function rollWith(request: RollRequest | string, faces: readonly number[]): RollResponse {

@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { roll } from '../../src/index.js';
-import { scripted } from '../helpers/sources.js';
+import { scripted } from '../support/sources.js';
 
 type Rule = 'kh' | 'kl' | 'dh' | 'dl';
 

@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { countDice, type RandomSource, type RollRequest, type RollResponse, roll } from '../../src/index.js';
-import { maxSource, minSource } from '../helpers/sources.js';
+import { maxSource, minSource } from '../support/sources.js';
 
 type CompareOp = '' | '=' | '<' | '<=' | '>' | '>=';
 

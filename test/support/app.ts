@@ -5,7 +5,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 import { type Config, defaultConfig } from '../../src/config.js';
 import { type AppSeams, buildApp } from '../../src/http/app.js';
-import { maxSource } from '../helpers/sources.js';
+import { maxSource } from './sources.js';
 
 export interface LogLine {
   level: number;

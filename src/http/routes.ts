@@ -1,0 +1,108 @@
+// The REST routes: one fastify route per operation of the table (src/api/operations.ts). Each
+// builds the input from the query string (GET, DELETE) or the JSON body (the others), plus any
+// path parameters, validates it with the operation's one input schema, calls the operation's
+// `run` directly, and checks the answer against its output schema. tRPC validates the same
+// schema for /trpc: with one input schema per operation (no chained inputs to merge), both
+// transports accept and refuse exactly the same inputs.
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import { z } from 'zod';
+import { parseInput, type RawInput } from '../api/input.js';
+import type { DiceContext, Operation } from '../api/operations.js';
+import { operationList } from '../api/operations.js';
+import { RequestError } from '../errors.js';
+import { replyWithError } from './errors.js';
+
+interface RouteOptions {
+  contextOf(request: FastifyRequest): DiceContext;
+  bodyLimitBytes: number;
+}
+
+/** Fastify's path syntax for a path written with OpenAPI's `{name}` parameters. */
+const fastifyPath = (path: string): string => path.replace(/\{([^}]+)\}/g, ':$1');
+
+/** An output that breaks its own schema is a fault of ours: the 500 path, never a 200. */
+class OutputError extends Error {
+  constructor(cause: unknown) {
+    super('An operation answered outside its output schema', { cause });
+    this.name = 'OutputError';
+  }
+}
+
+function checkOutput(schema: z.ZodType, output: unknown): unknown {
+  const result = schema.safeParse(output);
+  if (!result.success) throw new OutputError(result.error);
+  return result.data;
+}
+
+/** The raw input of a request: the query or the body, with the path parameters merged in. */
+function rawInputOf(request: FastifyRequest, fromQuery: boolean, hasParams: boolean): RawInput {
+  const source = fromQuery ? request.query : request.body;
+  if (!hasParams) return { value: source, fromQuery };
+  const params = request.params as Record<string, string>;
+  const base = source !== null && typeof source === 'object' && !Array.isArray(source) ? source : {};
+  return { value: { ...base, ...params }, fromQuery };
+}
+
+function routeOf(app: FastifyInstance, entry: Operation, options: RouteOptions): void {
+  const { contextOf, bodyLimitBytes } = options;
+  const fromQuery = entry.method === 'GET' || entry.method === 'DELETE';
+  const hasParams = entry.path.includes('{');
+  const { input, output, headers } = entry;
+
+  const send = (reply: FastifyReply, answer: unknown): FastifyReply => {
+    const checked = checkOutput(output, answer);
+    if (headers !== undefined) reply.headers(headers(checked));
+    return reply.send(checked);
+  };
+
+  app.route({
+    method: entry.method,
+    url: fastifyPath(entry.path),
+    // fast-json-stringify from the operation's output schema: the answer is already checked, so
+    // this only makes the reply cheaper to write.
+    schema: { response: { 200: z.toJSONSchema(output, { target: 'draft-7', metadata: z.registry() }) } },
+    handler(request, reply) {
+      const raw = rawInputOf(request, fromQuery, hasParams);
+      const fail = (error: unknown) => replyWithError(request, reply, error, bodyLimitBytes, raw);
+      try {
+        const parsed = input === undefined ? undefined : parseInput(input, raw);
+        const ctx = contextOf(request);
+        // Synchronous all the way when the schema and the operation are (every roll is).
+        const answer =
+          parsed instanceof Promise
+            ? parsed.then((value) => entry.run(value, ctx))
+            : entry.run(parsed as never, ctx);
+        if (answer instanceof Promise) return answer.then((value) => send(reply, value)).catch(fail);
+        return send(reply, answer);
+      } catch (error) {
+        return fail(error);
+      }
+    },
+  });
+}
+
+/**
+ * Registers the route of every operation of `operations`, plus a 400 invalid_request for any
+ * other method on those paths (a known path never answers 404/405 for a wrong method).
+ */
+export function registerRestRoutes(
+  app: FastifyInstance,
+  operations: Readonly<Record<string, Operation>>,
+  options: RouteOptions,
+): void {
+  const methodsOfPath = new Map<string, string[]>();
+  for (const entry of operationList(operations)) {
+    routeOf(app, entry, options);
+    methodsOfPath.set(entry.path, [...(methodsOfPath.get(entry.path) ?? []), entry.method]);
+  }
+  for (const [path, methods] of methodsOfPath) {
+    const answered = new Set<string>([...methods, 'OPTIONS', ...(methods.includes('GET') ? ['HEAD'] : [])]);
+    const others = app.supportedMethods.filter((method) => !answered.has(method)) as HTTPMethods[];
+    const wrongMethod = new RequestError(`${path} answers ${methods.join(' and ')} only.`);
+    app.route({
+      method: others,
+      url: fastifyPath(path),
+      handler: (request, reply) => replyWithError(request, reply, wrongMethod, options.bodyLimitBytes),
+    });
+  }
+}

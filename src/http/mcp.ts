@@ -117,7 +117,7 @@ function hostRefused(request: FastifyRequest, trustProxy: TrustProxy): boolean {
 
 /** Both types, as the Streamable HTTP transport requires of every POST. */
 const acceptsBoth = (accept: string | undefined): boolean =>
-  accept !== undefined && accept.includes('application/json') && accept.includes('text/event-stream');
+  accept?.includes('application/json') === true && accept.includes('text/event-stream');
 
 const isToolCall = (body: unknown): boolean =>
   body !== null && typeof body === 'object' && (body as { method?: unknown }).method === 'tools/call';

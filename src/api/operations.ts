@@ -45,8 +45,13 @@ export interface ToolMarker<In = never, Out = never> {
   readOnly: boolean;
   /** Calling it twice with the same arguments has the effect of calling it once (idempotentHint). */
   idempotent: boolean;
-  /** The one line of text a model reads and quotes, from the output (and the validated input). */
-  line(output: Out, input: In): string;
+  /**
+   * Arguments only the tool takes, added to the operation's input object (the stats tool's
+   * `target`): validated with it, given to `line`, never to `run`.
+   */
+  extraInput?: Readonly<Record<string, z.ZodType>>;
+  /** The one line of text a model reads and quotes, from the output and the validated input. */
+  line(output: Out, input: In & Record<string, unknown>): string;
 }
 
 /**

@@ -100,8 +100,26 @@ class OutputError extends Error {
   }
 }
 
-function toolOf(operation: Operation, marker: Marker): McpTool {
+/** The operation's input object with the marker's extra arguments. */
+function toolInputOf(operation: Operation, marker: Marker): z.ZodType {
   const input = operation.input ?? EMPTY_INPUT;
+  if (marker.extraInput === undefined) return input;
+  if (!(input instanceof z.ZodObject)) {
+    throw new Error(`The tool ${marker.name} adds arguments, so its operation's input must be an object.`);
+  }
+  return input.extend(marker.extraInput);
+}
+
+/** The arguments without the tool's own extras: what the operation runs on. */
+function operationInputOf(parsed: unknown, marker: Marker): unknown {
+  if (marker.extraInput === undefined) return parsed;
+  const own = { ...(parsed as Record<string, unknown>) };
+  for (const key of Object.keys(marker.extraInput)) delete own[key];
+  return own;
+}
+
+function toolOf(operation: Operation, marker: Marker): McpTool {
+  const input = toolInputOf(operation, marker);
   const definition: ToolDefinition = {
     name: marker.name,
     title: marker.title,
@@ -124,7 +142,7 @@ function toolOf(operation: Operation, marker: Marker): McpTool {
       try {
         // The same validation, and the same invalid_request wording, as REST and tRPC.
         const parsed = await parseInput(input, { value: args ?? {} });
-        const checked = operation.output.safeParse(await run(parsed, ctx));
+        const checked = operation.output.safeParse(await run(operationInputOf(parsed, marker), ctx));
         if (!checked.success) throw new OutputError(checked.error);
         return {
           content: [{ type: 'text', text: line(checked.data, parsed) }],

@@ -12,6 +12,7 @@ import { BatchRollRequestSchema } from '../../src/api/schemas.js';
 import { MESSAGES } from '../../src/errors.js';
 import { toolJsonSchema, toolsOf } from '../../src/mcp/tools.js';
 import { listen, logCollector, makeApp } from '../support/app.js';
+import { maxSource } from '../support/sources.js';
 
 const WordInput = z.strictObject({ word: z.string().max(5) });
 const WordOutput = z.strictObject({ word: z.string(), length: z.number().int() });
@@ -44,6 +45,8 @@ const marker = (name: string) => ({
 });
 
 const textOf = (result: CallToolResult): string => (result.content[0] as { text: string }).text;
+
+const OPERATION_CONTEXT = { log: { warn() {} }, random: maxSource(), dicePerRoll: 1000, dicePerBatch: 1000 };
 
 describe('tools from the operation table', () => {
   it('a marked entry is a tool, an unmarked one is not; errors and faults are tool results', async () => {
@@ -116,6 +119,34 @@ describe('tools from the operation table', () => {
       await client.close();
       await app.close();
     }
+  });
+
+  it("a marker's extra arguments are validated and given to the line, never to the operation", async () => {
+    const seen: unknown[] = [];
+    const tools = toolsOf({
+      measure: entry({
+        run: (input) => {
+          seen.push(input);
+          const { word } = input as { word: string };
+          return { word, length: word.length };
+        },
+        tool: {
+          ...marker('measure'),
+          extraInput: { atLeast: z.number().int().optional() },
+          line: (output, input) =>
+            `${(output as { length: number }).length} letters, wanted ${String(input.atLeast)}`,
+        },
+      }),
+    });
+    const tool = tools.get('measure')!;
+    expect(Object.keys(tool.definition.inputSchema.properties ?? {})).toEqual(['word', 'atLeast']);
+    const context = { ...OPERATION_CONTEXT, logError: () => undefined };
+    const result = await tool.call({ word: 'dice', atLeast: 3 }, context);
+    expect(textOf(result)).toBe('4 letters, wanted 3');
+    expect(seen).toEqual([{ word: 'dice' }]);
+    const refused = await tool.call({ word: 'dice', atLeast: 'many' }, context);
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toContain('atLeast must be a number.');
   });
 
   it('two entries naming the same tool stop start-up', () => {

@@ -15,8 +15,10 @@ import {
   ReadResourceRequestSchema,
   type RequestId,
   type Resource,
+  type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { OPERATIONS } from '../api/operations.js';
 import type { DiceError } from '../errors.js';
 import { PACKAGE_NAME, VERSION } from '../version.js';
@@ -63,13 +65,20 @@ export interface McpServerOptions {
   tools?: Map<string, McpTool>;
 }
 
-// The SDK builds a JSON Schema validator (a new Ajv) per server unless given one: one per process.
-let validator: AjvJsonSchemaValidator | undefined;
+// The SDK builds a JSON Schema validator (a new Ajv with its formats) per server unless given
+// one. A server uses it only to check what a client answers to elicitation, which fairdice never
+// asks for: one per process, built on first use, so start-up does not pay for it.
+let ajv: AjvJsonSchemaValidator | undefined;
+const validator: jsonSchemaValidator = {
+  getValidator(schema) {
+    ajv ??= new AjvJsonSchemaValidator();
+    return ajv.getValidator(schema);
+  },
+};
 
 /** A server ready to connect to one transport. */
 export function createMcpServer(options: McpServerOptions): Server {
   const tools = options.tools ?? serviceTools();
-  validator ??= new AjvJsonSchemaValidator();
   const server = new Server(
     { name: PACKAGE_NAME, title: 'fairdice', version: VERSION },
     {
@@ -78,15 +87,18 @@ export function createMcpServer(options: McpServerOptions): Server {
       jsonSchemaValidator: validator,
     },
   );
-  const definitions = [...tools.values()].map((tool) => tool.definition);
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: definitions }));
+  let definitions: Tool[] | undefined;
+  server.setRequestHandler(ListToolsRequestSchema, () => {
+    definitions ??= [...tools.values()].map((tool) => tool.definition);
+    return { tools: definitions };
+  });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = tools.get(request.params.name);
     // A name the client could not have listed is a protocol error, as the MCP spec has it.
     if (tool === undefined)
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     const { ctx, refused } = options.settingOf(extra.requestId);
-    if (refused !== undefined) return toolError(tool.definition.name, refused);
+    if (refused !== undefined) return toolError(tool.name, refused);
     return tool.call(request.params.arguments, ctx);
   });
   server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [LANGUAGE_RESOURCE] }));

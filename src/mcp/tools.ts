@@ -26,6 +26,8 @@ export interface ToolCallContext extends DiceContext {
 }
 
 export interface McpTool {
+  readonly name: string;
+  /** What tools/list shows of the tool. */
   readonly definition: ToolDefinition;
   call(args: unknown, ctx: ToolCallContext): Promise<CallToolResult>;
 }
@@ -120,7 +122,9 @@ function operationInputOf(parsed: unknown, marker: Marker): unknown {
 
 function toolOf(operation: Operation, marker: Marker): McpTool {
   const input = toolInputOf(operation, marker);
-  const definition: ToolDefinition = {
+  // Built on first use (the first tools/list): start-up does not pay for the JSON Schemas.
+  let definition: ToolDefinition | undefined;
+  const define = (): ToolDefinition => ({
     name: marker.name,
     title: marker.title,
     description: `${marker.description}\n${NOTATION}`,
@@ -133,11 +137,15 @@ function toolOf(operation: Operation, marker: Marker): McpTool {
       idempotentHint: marker.idempotent,
       openWorldHint: false,
     },
-  };
+  });
   const run = operation.run as (input: unknown, ctx: DiceContext) => unknown;
   const line = marker.line as (output: unknown, input: unknown) => string;
   return {
-    definition,
+    name: marker.name,
+    get definition() {
+      definition ??= define();
+      return definition;
+    },
     async call(args, ctx) {
       try {
         // The same validation, and the same invalid_request wording, as REST and tRPC.

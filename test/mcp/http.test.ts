@@ -209,6 +209,23 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     });
   });
 
+  it('the body limit applies: a message over BODY_LIMIT_BYTES is 413 payload_too_large', async () => {
+    const message = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'roll', arguments: { formula: '1d6', tags: ['a'.repeat(LIMITS.bodyBytes)] } },
+    });
+    const answer = await send(base, {
+      method: 'POST',
+      path: '/mcp',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      chunks: [message],
+    });
+    expect(answer.status).toBe(413);
+    expect(JSON.parse(answer.body).error.code).toBe('payload_too_large');
+  });
+
   it('a JSON-RPC batch is refused: one charge, one message', async () => {
     const message = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
     const body = JSON.stringify([message, { ...message, id: 2 }]);

@@ -18,9 +18,6 @@ declare module 'fastify' {
   }
 }
 
-/** Requests whose handler is charging them right now (the only time the limiter counts them). */
-const chargedByHandler = new WeakSet<FastifyRequest>();
-
 /**
  * Registers the limiter as a root onRequest hook, so it reaches every route, the 404 handler
  * and encapsulated scopes alike. Hooks added before this one (the CORS preflight) run first.
@@ -44,14 +41,14 @@ export async function registerRateLimit(app: FastifyInstance, config: Config): P
     errorResponseBuilder: rateLimitedError,
     // The limiter runs as a root hook, so the per-route `config: { rateLimit: false }` that the
     // plugin honours for its own hooks is honoured here by hand: the /docs assets use it.
-    // A route with `rateLimitInHandler` is counted only when its handler charges it.
-    allowList: (request) => {
-      const { config } = request.routeOptions;
-      if (config.rateLimit === false) return true;
-      return config.rateLimitInHandler === true && !chargedByHandler.has(request);
-    },
+    allowList: (request) => request.routeOptions.config.rateLimit === false,
   });
-  app.addHook('onRequest', app.rateLimit());
+  // A route with `rateLimitInHandler` is left alone here: its handler charges it.
+  const limit = app.rateLimit();
+  app.addHook('onRequest', function rootRateLimit(request, reply) {
+    if (request.routeOptions.config.rateLimitInHandler === true) return Promise.resolve();
+    return limit.call(this, request, reply);
+  });
 }
 
 export interface RateVerdict {
@@ -68,13 +65,8 @@ export interface RateVerdict {
 export function handlerRateLimit(app: FastifyInstance): (request: FastifyRequest) => Promise<RateVerdict> {
   const check = app.createRateLimit();
   return async (request) => {
-    chargedByHandler.add(request);
-    try {
-      const limit = await check(request);
-      if (limit.isAllowed) return { exceeded: false, retryAfterSeconds: 0 };
-      return { exceeded: limit.isExceeded, retryAfterSeconds: limit.ttlInSeconds };
-    } finally {
-      chargedByHandler.delete(request);
-    }
+    const limit = await check(request);
+    if (limit.isAllowed) return { exceeded: false, retryAfterSeconds: 0 };
+    return { exceeded: limit.isExceeded, retryAfterSeconds: limit.ttlInSeconds };
   };
 }

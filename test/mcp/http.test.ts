@@ -264,7 +264,13 @@ describe('DNS rebinding protection on /mcp', () => {
       expect(refused.status).toBe(403);
       expect(JSON.parse(refused.body).error.message).toMatch(/DNS rebinding/);
       expect((await post(base, `127.evil.example.com:${port}`)).status).toBe(403);
-      for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, 'localhost']) {
+      for (const host of [
+        `localhost:${port}`,
+        `127.0.0.1:${port}`,
+        'localhost',
+        `[::1]:${port}`,
+        'LOCALHOST',
+      ]) {
         expect((await post(base, host)).status, host).toBe(200);
       }
       // The REST routes are not concerned: they drive no tools.

@@ -29,6 +29,9 @@ export interface AppSeams {
   operations?: Readonly<Record<string, Operation>>;
 }
 
+/** The response headers a page on another origin may read: the rate limit's (docs/api.md#headers). */
+export const EXPOSED_HEADERS = 'retry-after, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset';
+
 const INDEX_LINKS = {
   openapi: '/openapi.json',
   health: '/v1/health',
@@ -66,7 +69,7 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
   app.removeContentTypeParser('text/plain');
 
   app.addHook('onRequest', (request, reply, done) => {
-    reply.header('access-control-allow-origin', '*');
+    reply.header('access-control-allow-origin', '*').header('access-control-expose-headers', EXPOSED_HEADERS);
     if (request.method !== 'OPTIONS') return done();
     reply
       .code(204)

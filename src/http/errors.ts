@@ -104,6 +104,7 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
       'HTTP/1.1 400 Bad Request\r\n' +
         'Content-Type: application/json; charset=utf-8\r\n' +
         'Access-Control-Allow-Origin: *\r\n' +
+        'X-Content-Type-Options: nosniff\r\n' +
         `Content-Length: ${Buffer.byteLength(body)}\r\n` +
         'Connection: close\r\n\r\n' +
         body,

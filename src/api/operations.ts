@@ -1,9 +1,11 @@
 // Every operation of the service, in one table. The tRPC router (src/api/router.ts), the REST
-// routes (src/http/routes.ts) and the OpenAPI document (src/http/openapi.ts) are all built from
-// it: adding an operation is one entry here. docs/api.md describes them for callers.
-import type { z } from 'zod';
+// routes (src/http/routes.ts), the OpenAPI document (src/http/openapi.ts) and the MCP tools
+// (src/mcp/tools.ts) are all built from it: adding an operation is one entry here, and marking it
+// with `tool` exposes it to AI clients too. docs/api.md and docs/mcp.md describe them for callers.
+import { z } from 'zod';
 import type { ApiErrorCode, ErrorStatus } from '../errors.js';
 import { LIMITS } from '../limits.js';
+import { batchLines, rollLine, statsLine } from '../mcp/lines.js';
 import type { RandomSource } from '../roll/types.js';
 import type { Trust } from '../trust/service.js';
 import { VERSION } from '../version.js';
@@ -59,6 +61,29 @@ export interface DiceContext {
 }
 
 /**
+ * The mark that exposes an operation as an MCP tool (docs/mcp.md): its input schema, output
+ * schema and errors are the operation's; the marker adds what only a model reads.
+ */
+export interface ToolMarker<In = never, Out = never> {
+  /** The tool's name: lowercase words joined by `_` (`roll`, `roll_batch`). */
+  name: string;
+  title: string;
+  /** What the tool does and when to call it, for a model; the notation's basics are appended. */
+  description: string;
+  /** It changes nothing anywhere (the tool's readOnlyHint). */
+  readOnly: boolean;
+  /** Calling it twice with the same arguments has the effect of calling it once (idempotentHint). */
+  idempotent: boolean;
+  /**
+   * Arguments only the tool takes, added to the operation's input object (the stats tool's
+   * `target`): validated with it, given to `line`, never to `run`.
+   */
+  extraInput?: Readonly<Record<string, z.ZodType>>;
+  /** The one line of text a model reads and quotes, from the output and the validated input. */
+  line(output: Out, input: In & Record<string, unknown>): string;
+}
+
+/**
  * One operation. `run` is transport-free: it gets the input already validated by `input` and
  * throws DiceErrors (src/errors.ts) for the caller's mistakes; anything else it throws is a 500.
  */
@@ -111,6 +136,8 @@ export interface Operation<
   runJson?(input: I extends z.ZodType ? z.output<I> : undefined, ctx: DiceContext): Promise<string>;
   /** 400 codes with a body schema of their own (src/errors.ts CODE_SCHEMAS) this operation may answer. */
   refuses?: readonly ApiErrorCode[];
+  /** Present: the operation is also an MCP tool (src/mcp/tools.ts). */
+  tool?: ToolMarker<I extends z.ZodType ? z.output<I> : undefined, z.output<O>>;
 }
 
 /** An entry of the table, with its input and output types inferred. */
@@ -161,6 +188,17 @@ export const OPERATIONS = {
       '`"receipt": true` adds a signed receipt; `"table": "<id>"` signs the roll and appends it to that table (docs/trust.md).',
     errors: SIGNED_ROLL_ERRORS,
     run: rollOneMaybeSigned,
+    tool: {
+      name: 'roll',
+      title: 'Roll dice',
+      description:
+        'Rolls a dice formula with a fair random source and returns every die, which counted, and the total. ' +
+        'Call it whenever a game needs a roll: never make a result up. Optional: advantage ' +
+        '(advantage or disadvantage), bonuses (integers or formula fragments), tags (the words a formula may end with).',
+      readOnly: true,
+      idempotent: false,
+      line: rollLine,
+    },
   }),
 
   batch: operation({
@@ -174,6 +212,14 @@ export const OPERATIONS = {
     description: `Rolls up to ${LIMITS.rollsPerBatch} requests in order. The dice of all rolls count against one batch budget (${LIMITS.dicePerBatch} by default); over it the whole batch is refused with too_many_dice.`,
     errors: SIGNED_ROLL_ERRORS,
     run: (input, ctx) => rollBatchMaybeSigned(input.rolls, ctx),
+    tool: {
+      name: 'roll_batch',
+      title: 'Roll several formulas',
+      description: `Rolls up to ${LIMITS.rollsPerBatch} formulas at once, in order, one line per roll; their dice share one budget (${LIMITS.dicePerBatch} by default).`,
+      readOnly: true,
+      idempotent: false,
+      line: batchLines,
+    },
   }),
 
   createTable: operation({
@@ -288,6 +334,18 @@ export const OPERATIONS = {
     refuses: ['too_complex'],
     run: (input, ctx) => ctx.stats.distribution(input),
     runJson: (input, ctx) => ctx.stats.json(input),
+    tool: {
+      name: 'stats',
+      title: 'Exact odds of a formula',
+      description:
+        'The exact probability distribution of the total a roll of this formula would give: min, max, mean, ' +
+        'percentiles and every outcome with its chance. Call it before narrating a risk. Optional: target ' +
+        '(a total): the line then gives the chance of rolling at least it.',
+      readOnly: true,
+      idempotent: true,
+      extraInput: { target: z.number().int().optional() },
+      line: (output, input) => statsLine(output, input as { target?: unknown }),
+    },
   }),
 };
 

@@ -19,6 +19,7 @@ import { PACKAGE_NAME, VERSION } from '../version.js';
 import { capConnections } from './connections.js';
 import { docsPlugin } from './docs.js';
 import { answerClientError, needsLogging, replyWithError } from './errors.js';
+import { MCP_PATH, registerMcpRoute } from './mcp.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { registerRateLimit } from './rate-limit.js';
 import { registerRestRoutes } from './routes.js';
@@ -39,7 +40,12 @@ export interface AppSeams {
 /** The response headers a page on another origin may read: the rate limit's (docs/api.md#headers). */
 export const EXPOSED_HEADERS = 'retry-after, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset';
 
-const INDEX_LINKS = { openapi: '/openapi.json', health: '/v1/health', docs: '/docs' } as const;
+const INDEX_LINKS = {
+  openapi: '/openapi.json',
+  health: '/v1/health',
+  docs: '/docs',
+  mcp: MCP_PATH,
+} as const;
 
 export async function buildApp(config: Config, seams: AppSeams = {}): Promise<FastifyInstance> {
   const bodyLimit = config.bodyLimitBytes;
@@ -149,6 +155,11 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
   // The service's router is built once at import; only a test's own table builds another.
   const router = seams.operations === undefined ? appRouter : (routerOf(operations) as unknown as AppRouter);
   registerRestRoutes(app, operations, { contextOf, bodyLimitBytes: bodyLimit });
+  await registerMcpRoute(app, operations, {
+    contextOf,
+    bodyLimitBytes: bodyLimit,
+    trustProxy: config.trustProxy,
+  });
 
   const openapi = JSON.stringify(buildOpenApiDocument(router, operations, bodyLimit));
   app.get('/openapi.json', (_request, reply) => reply.type('application/json; charset=utf-8').send(openapi));

@@ -120,7 +120,8 @@ export function buildOpenApiDocument(
     title: PACKAGE_NAME,
     description:
       'Rolls dice from a formula and returns every die rolled, which ones counted, and the total. ' +
-      'No key, no signup, no account.',
+      'No key, no signup, no account. AI clients can use the same operations as MCP tools: ' +
+      'Streamable HTTP at /mcp (docs/mcp.md).',
     version: VERSION,
     openApiVersion: '3.1.0',
     baseUrl: '/',

@@ -110,7 +110,7 @@ describe('receipts on rolls', () => {
     });
     expect(answer.statusCode).toBe(200);
     const { receipt } = answer.json() as Rolled;
-    const expression = receipt!.roll.expression!;
+    const expression = receipt!.roll.expression! as { value: number; exact?: string };
     expect(Number.isInteger(expression.value)).toBe(false);
     expect(expression.exact).toMatch(/^\d+\/2$/);
     const good = await app.inject({ method: 'POST', url: '/v1/receipts/verify', payload: { receipt } });

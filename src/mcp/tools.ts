@@ -35,23 +35,37 @@ export interface McpTool {
 type JsonSchema = Record<string, unknown>;
 
 /** Replaces every `{"$ref":"#/definitions/X"}` by X itself (the schemas here have no cycles). */
-function inlineRefs(node: unknown, definitions: Record<string, unknown>): unknown {
-  if (Array.isArray(node)) return node.map((item) => inlineRefs(item, definitions));
+function inlineRefs(
+  node: unknown,
+  definitions: Record<string, unknown>,
+  inlining: ReadonlySet<string>,
+  kept: Set<string>,
+): unknown {
+  if (Array.isArray(node)) return node.map((item) => inlineRefs(item, definitions, inlining, kept));
   if (node === null || typeof node !== 'object') return node;
   const ref = (node as { $ref?: unknown }).$ref;
   if (typeof ref === 'string' && ref.startsWith('#/definitions/')) {
+    const name = ref.slice('#/definitions/'.length);
+    // A recursive component (the expression tree) cannot be inlined: it stays a reference to a
+    // definition kept at the root.
+    if (inlining.has(name)) {
+      kept.add(name);
+      return node;
+    }
     const { $ref: _, ...rest } = node as Record<string, unknown>;
-    const target = inlineRefs(definitions[ref.slice('#/definitions/'.length)], definitions) as JsonSchema;
-    return { ...target, ...(inlineRefs(rest, definitions) as JsonSchema) };
+    const inner = new Set(inlining).add(name);
+    const target = inlineRefs(definitions[name], definitions, inner, kept) as JsonSchema;
+    return { ...target, ...(inlineRefs(rest, definitions, inlining, kept) as JsonSchema) };
   }
   return Object.fromEntries(
-    Object.entries(node).map(([key, value]) => [key, inlineRefs(value, definitions)]),
+    Object.entries(node).map(([key, value]) => [key, inlineRefs(value, definitions, inlining, kept)]),
   );
 }
 
 /**
  * A zod schema as the self-contained draft-07 JSON Schema MCP wants: `type: "object"` at the
- * root, no `$ref` (named components are inlined, as some clients do not resolve references).
+ * root, no `$ref` (named components are inlined, as some clients do not resolve references)
+ * except for a recursive component, which stays a `#/definitions/...` reference within it.
  */
 export function toolJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
   const {
@@ -61,7 +75,15 @@ export function toolJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonS
   } = z.toJSONSchema(schema, { target: 'draft-7', io }) as JsonSchema & {
     definitions?: Record<string, unknown>;
   };
-  return { $schema, ...(inlineRefs(root, definitions) as JsonSchema) };
+  const kept = new Set<string>();
+  const inlined = inlineRefs(root, definitions, new Set(), kept) as JsonSchema;
+  if (kept.size === 0) return { $schema, ...inlined };
+  // Each kept (recursive) definition, with everything but its own recursion inlined.
+  const keptDefinitions: Record<string, unknown> = {};
+  for (const name of kept) {
+    keptDefinitions[name] = inlineRefs(definitions[name], definitions, new Set([name]), kept);
+  }
+  return { $schema, ...inlined, definitions: keptDefinitions };
 }
 
 const EMPTY_INPUT = z.strictObject({});

@@ -48,7 +48,7 @@ describe('MCP over Streamable HTTP at /mcp', () => {
   it('lists the marked operations as tools, each with schemas, annotations and the notation', async () => {
     const client = await connect(base);
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(['roll', 'roll_batch']);
+    expect(tools.map((tool) => tool.name)).toEqual(['roll', 'roll_batch', 'stats']);
     for (const tool of tools) {
       expect(tool.inputSchema.type).toBe('object');
       expect(tool.outputSchema?.type).toBe('object');
@@ -64,8 +64,30 @@ describe('MCP over Streamable HTTP at /mcp', () => {
       'advantage',
       'bonuses',
       'tags',
+      'receipt',
+      'table',
     ]);
     expect(roll?.outputSchema?.required).toContain('total');
+  });
+
+  it('gives the exact odds: mean and percentiles in the line, the chance of a target, the REST answer as structuredContent', async () => {
+    const client = await connect(base);
+    const result = (await client.callTool({
+      name: 'stats',
+      arguments: { formula: '2d6', target: 10 },
+    })) as CallToolResult;
+    expect(result.isError).toBeFalsy();
+    const structured = result.structuredContent as {
+      mean: number;
+      meanExact: string;
+      min: number;
+      max: number;
+    };
+    expect(structured).toMatchObject({ min: 2, max: 12, mean: 7, meanExact: '7/1' });
+    const [content] = result.content as { type: string; text: string }[];
+    // 10, 11 or 12: 6 of 36 ways.
+    expect(content?.text).toContain('2d6 → mean 7');
+    expect(content?.text).toContain('at least 10: 16.67%');
   });
 
   it('rolls: one line for the model, the REST response as structuredContent', async () => {

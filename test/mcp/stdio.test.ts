@@ -50,7 +50,7 @@ describe('npx fairdice mcp: the stdio server', () => {
 
   it('lists the same tools as /mcp and rolls in-process', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(['roll', 'roll_batch']);
+    expect(tools.map((tool) => tool.name)).toEqual(['roll', 'roll_batch', 'stats']);
     const result = (await client.callTool({
       name: 'roll',
       arguments: { formula: '3d6+1', advantage: 'normal' },

@@ -85,7 +85,14 @@ describe('tools from the operation table', () => {
     try {
       await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', await listen(app))));
       const { tools } = await client.listTools();
-      expect(tools.map((tool) => tool.name)).toEqual(['roll', 'roll_batch', 'measure', 'broken', 'thrower']);
+      expect(tools.map((tool) => tool.name)).toEqual([
+        'roll',
+        'roll_batch',
+        'stats',
+        'measure',
+        'broken',
+        'thrower',
+      ]);
       const measure = tools.find((tool) => tool.name === 'measure');
       expect(measure?.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true });
       expect(measure?.inputSchema).toMatchObject({

@@ -1,5 +1,6 @@
 // The fastify application: the REST routes of the operation table, the tRPC endpoint, the
-// OpenAPI document, the index, CORS, rate limiting, body limit and the one error envelope.
+// OpenAPI document, the index and the page at / (src/http/page.ts), CORS, rate limiting, body
+// limit and the one error envelope.
 // It never listens: tests drive it with inject or a real port; src/server.ts serves it.
 import { type FastifyTRPCPluginOptions, fastifyTRPCPlugin } from '@trpc/server/adapters/fastify';
 import Fastify, { type FastifyInstance, type FastifyRequest, LogController } from 'fastify';
@@ -15,6 +16,7 @@ import { PACKAGE_NAME, VERSION } from '../version.js';
 import { docsPlugin } from './docs.js';
 import { answerClientError, needsLogging, replyWithError } from './errors.js';
 import { buildOpenApiDocument } from './openapi.js';
+import { type BuiltPage, loadPage, registerPage } from './page.js';
 import { registerRateLimit } from './rate-limit.js';
 import { registerRestRoutes } from './routes.js';
 
@@ -26,7 +28,16 @@ export interface AppSeams {
   logStream?: DestinationStream;
   /** The operations served (default: the service's table); a test adds one that fails on purpose. */
   operations?: Readonly<Record<string, Operation>>;
+  /** The page served at `/` to browsers (default: the one built into dist/page); null: none. */
+  page?: BuiltPage | null;
 }
+
+// Read once per process, like /docs' assets: tests build many apps.
+let builtPage: { page: BuiltPage | undefined } | undefined;
+const loadBuiltPage = (): BuiltPage | undefined => {
+  builtPage ??= { page: loadPage() };
+  return builtPage.page;
+};
 
 const INDEX_LINKS = { openapi: '/openapi.json', health: '/v1/health', docs: '/docs' } as const;
 
@@ -97,7 +108,7 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
   await app.register(docsPlugin, { openapiUrl: INDEX_LINKS.openapi, routePrefix: INDEX_LINKS.docs });
 
   const index = JSON.stringify({ name: PACKAGE_NAME, version: VERSION, links: INDEX_LINKS });
-  app.get('/', (_request, reply) => reply.type('application/json; charset=utf-8').send(index));
+  registerPage(app, index, seams.page === undefined ? loadBuiltPage() : (seams.page ?? undefined));
 
   // Its own scope: the tRPC plugin replaces the JSON parser, which must not leak onto REST routes.
   await app.register(async (scope) => {

@@ -1,4 +1,5 @@
 /// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
 // The page at `/` in a real browser (Debian's Chromium, headless) against a real server: the dice
 // shown are the dice answered, a bad formula shows the API's own message before any request, the
 // odds and the table when the server offers them, axe-core finds nothing serious, and nothing is

@@ -206,6 +206,17 @@ describe.skipIf(!chromiumPresent)('the page at / in headless Chromium', () => {
       expectedDice(advantaged),
     );
     await page.locator('input[name="advantage"][value="normal"]').check();
+
+    // Rerolls and explosions: every throw is a chip, each die's chain in order.
+    await page.locator('#formula').fill('12d6r1!');
+    const chained = await rollFromForm(page);
+    const chips = await shownDice(page);
+    expect(chips.map((g) => g.map(({ value, state }) => ({ value, state })))).toEqual(expectedDice(chained));
+    const throws = chained.dice[0]?.throws;
+    if (throws) {
+      // Where the server records throws, their kinds are shown too.
+      expect(chips[0]?.map((chip) => chip.kind)).toEqual(throws.map((thrown) => thrown.kind));
+    }
     expect(consoleErrors).toEqual([]);
   });
 

@@ -78,20 +78,21 @@ function chipElement(chip: Chip, sides: number): HTMLElement {
   return node;
 }
 
-function groupName(group: DieGroup): string {
-  const count = group.compounded ? group.results.length : undefined;
+function groupName(group: DieGroup, count: number): string {
   const kind = group.faces ? `d{${group.faces.join(',')}}` : `d${group.sides}`;
-  return `${group.sign < 0 ? '−' : ''}${count ?? ''}${kind}${group.multiplier !== 1 ? ` ×${group.multiplier}` : ''}`;
+  return `${group.sign < 0 ? '−' : ''}${count}${kind}${group.multiplier !== 1 ? ` ×${group.multiplier}` : ''}`;
 }
 
 /** Replaces the content of `target` with one row per dice group of `roll`. */
 export function renderDice(target: HTMLElement, roll: RollResponse): void {
-  const list = el('ul', 'groups');
+  const groups = el('ul', 'groups');
   roll.dice.forEach((group, groupIndex) => {
+    const dice = diceOf(group);
+    const name = groupName(group, dice.length);
     const row = el('li', 'group');
     row.dataset.group = String(groupIndex);
     const head = el('p', 'group-head');
-    head.append(el('span', 'group-name', groupName(group)));
+    head.append(el('span', 'group-name', name));
     if (group.label) head.append(el('span', 'badge label', group.label));
     if (group.compounded) head.append(el('span', 'badge', 'compounded'));
     if (group.naturalHigh) head.append(el('span', 'badge nat', 'natural max'));
@@ -99,24 +100,24 @@ export function renderDice(target: HTMLElement, roll: RollResponse): void {
     head.append(el('span', 'group-total', `= ${group.total}`));
     row.append(head);
 
-    const dice = el('ul', 'dice');
-    dice.setAttribute('aria-label', `Dice of ${groupName(group)}`);
-    for (const chips of diceOf(group)) {
+    const list = el('ul', 'dice');
+    list.setAttribute('aria-label', `Dice of ${name}`);
+    for (const chips of dice) {
       const die = el('li', 'die');
       chips.forEach((chip, index) => {
         if (index > 0) die.append(el('span', 'arrow', chip.kind === 'explode' ? '+' : '→'));
         die.append(chipElement(chip, group.sides));
       });
-      dice.append(die);
+      list.append(die);
     }
-    row.append(dice);
+    row.append(list);
 
     if (group.successes !== undefined || group.failures !== undefined) {
       const counts = [`${group.successes ?? 0} successes`];
       if (group.failures !== undefined) counts.push(`${group.failures} failures`);
       row.append(el('p', 'counts', counts.join(', ')));
     }
-    list.append(row);
+    groups.append(row);
   });
-  target.replaceChildren(list);
+  target.replaceChildren(groups);
 }

@@ -4,7 +4,8 @@
 
 import { FormulaError, RequestError } from '../errors.js';
 import type { AdvantageModifier, DiceNode, FormulaNode } from '../formula/ast.js';
-import { formatInteger, parseFormula, parseFragment, rerollFaces } from '../formula/parse.js';
+import { type ParseCache, parseCache } from '../formula/cache.js';
+import { formatInteger, rerollFaces } from '../formula/parse.js';
 import { LIMITS, TAG_PATTERN } from '../limits.js';
 import { ADVANTAGE_STATES, type AdvantageState, type RollRequest } from './types.js';
 
@@ -58,6 +59,8 @@ export interface PreparedRoll {
 export interface PrepareOptions {
   /** The per-roll dice limit (default LIMITS.dicePerRoll; the service's DICE_PER_ROLL). */
   dicePerRoll?: number | undefined;
+  /** Where parsed formulas are kept (default: the shared `parseCache`; `maxEntries: 0` parses every time). */
+  parseCache?: ParseCache | undefined;
 }
 
 const ADVANTAGE_DEPRECATION =
@@ -80,7 +83,8 @@ export function prepareRoll(request: RollRequest, options?: PrepareOptions): Pre
     throw new RequestError(`A roll takes at most ${LIMITS.bonusesPerRoll} bonuses.`);
   }
 
-  const formula = parseFormula(request.formula, { tags });
+  const cache = options?.parseCache ?? parseCache;
+  const formula = cache.formula(request.formula, { tags });
   const fragments: Array<{ node: FormulaNode; item: string }> = [{ node: formula, item: 'formula' }];
   const modifiers: number[] = [];
   pushFlats(formula, modifiers);
@@ -98,7 +102,7 @@ export function prepareRoll(request: RollRequest, options?: PrepareOptions): Pre
       }
       modifiers.push(bonus === 0 ? 0 : bonus);
     } else if (typeof bonus === 'string') {
-      const node = parseFragment(bonus, { item });
+      const node = cache.fragment(bonus, { item });
       fragments.push({ node, item });
       pushFlats(node, modifiers);
     } else {

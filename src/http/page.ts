@@ -93,15 +93,29 @@ function sendAsset(asset: PageAsset, request: FastifyRequest, reply: FastifyRepl
 
 /**
  * Registers `GET /`: the page for a browser, `json` (the index) for anyone else, and the page's
- * assets (exempt from the rate limit, as /docs' are). Without a built page, `/` is the index for
+ * assets (counted in a budget of their own, as /docs' are). Without a built page, `/` is the index for
  * everyone and the log says how to build the page.
  */
-export function registerPage(app: FastifyInstance, json: string, page: BuiltPage | undefined): void {
+export function registerPage(
+  app: FastifyInstance,
+  json: string,
+  page: BuiltPage | undefined,
+  /** Asset requests per rate-limit window per address, a budget of their own; absent: unlimited. */
+  assetsPerWindow?: number,
+): void {
   if (page === undefined) {
     app.log.warn({ dir: PAGE_DIR }, 'the page for / is not built (npm run build); / answers the JSON index');
-  }
-  for (const [url, asset] of page?.assets ?? []) {
-    app.get(url, { config: { rateLimit: false } }, (request, reply) => sendAsset(asset, request, reply));
+  } else {
+    // One route for every asset, so they share one per-address budget (as /docs' assets do).
+    app.get<{ Params: { file: string } }>(
+      '/assets/:file',
+      { config: { rateLimit: assetsPerWindow === undefined ? false : { max: assetsPerWindow } } },
+      (request, reply) => {
+        const asset = page.assets.get(`/assets/${request.params.file}`);
+        if (asset === undefined) return reply.callNotFound();
+        return sendAsset(asset, request, reply);
+      },
+    );
   }
   app.get('/', (request, reply) => {
     reply.header('vary', 'accept');

@@ -2,7 +2,7 @@
 // of every request: per-die bookkeeping lives in preallocated typed arrays, and no closure or
 // object is created per die.
 
-import { RandomSourceError } from '../errors.js';
+import { RandomSourceError, TooManyThrowsError } from '../errors.js';
 import { LIMITS } from '../limits.js';
 import {
   type Deprecation,
@@ -21,6 +21,28 @@ export interface RollOptions {
   random?: RandomSource | undefined;
   /** Called once per deprecated form the roll used (e.g. `1d20adv`), before any die is thrown. */
   onDeprecation?: ((warning: Deprecation) => void) | undefined;
+  /**
+   * Throws this roll may still make (every die, rerolled-away throws and explosion extras); the
+   * roll spends from it, so one budget can span the rolls of a batch. Past it the roll stops with
+   * a TooManyThrowsError. Default: unlimited.
+   */
+  throwBudget?: ThrowBudget | undefined;
+}
+
+/** What is left of a request's throws; `limit` is the whole budget, named in the error. */
+export interface ThrowBudget {
+  left: number;
+  readonly limit: number;
+}
+
+/** The budget of the roll in progress (rolling is synchronous: one roll at a time). */
+let budget: ThrowBudget | undefined;
+
+/** Spends `throws` from the budget of the roll in progress, if it has one. */
+function spend(throws: number): void {
+  if (budget === undefined) return;
+  budget.left -= throws;
+  if (budget.left < 0) throw new TooManyThrowsError(budget.limit);
 }
 
 const EXPLODE_CAP = LIMITS.explodeCap;
@@ -62,10 +84,15 @@ export function rollPrepared(prepared: PreparedRoll, options?: RollOptions): Rol
   const groups = prepared.groups;
   const dice: DieGroup[] = new Array(groups.length);
   let total = prepared.modifier;
-  for (let g = 0; g < groups.length; g++) {
-    const group = rollGroup(groups[g]!, random);
-    dice[g] = group;
-    total += group.total;
+  budget = options?.throwBudget;
+  try {
+    for (let g = 0; g < groups.length; g++) {
+      const group = rollGroup(groups[g]!, random);
+      dice[g] = group;
+      total += group.total;
+    }
+  } finally {
+    budget = undefined;
   }
   const response: RollResponse = {
     formula: prepared.formula,
@@ -166,12 +193,18 @@ function rollGroup(plan: GroupPlan, random: RandomSource): DieGroup {
   };
 }
 
-/** Any failure of the random source, as the one error type the service maps to a 500. */
-const asRandomSourceError = (cause: unknown): RandomSourceError =>
-  cause instanceof RandomSourceError ? cause : new RandomSourceError({ cause });
+/**
+ * Any failure of the random source, as the one error type the service maps to a 500; a spent
+ * throws budget, raised inside the same loops, passes through as itself.
+ */
+const asRandomSourceError = (cause: unknown): RandomSourceError | TooManyThrowsError =>
+  cause instanceof RandomSourceError || cause instanceof TooManyThrowsError
+    ? cause
+    : new RandomSourceError({ cause });
 
 /** `count` single throws, allocated once; the pooled sampler writes them in bulk. */
 function throwFaces(sides: number, count: number, random: RandomSource): number[] {
+  spend(count);
   const results = new Array<number>(count);
   if (random instanceof WordSampler) {
     random.fill(sides, results, count);
@@ -197,7 +230,10 @@ function throwPlainDice(plan: GroupPlan, random: RandomSource): number[] {
 function throwDice(plan: GroupPlan, random: RandomSource): number[] {
   const { sides, count, explode, rerollLimit, rerollLow, rerollHigh } = plan;
   const results: number[] = [];
+  // Checked once per die: a chain overshoots the budget by at most the caps' 201 throws.
+  const most = budget === undefined ? Number.POSITIVE_INFINITY : budget.left;
   for (let d = 0; d < count; d++) {
+    if (results.length > most) spend(results.length);
     let face = random.die(sides);
     for (let rerolls = 0; rerolls < rerollLimit && face >= rerollLow && face <= rerollHigh; rerolls++) {
       results.push(face);
@@ -218,6 +254,7 @@ function throwDice(plan: GroupPlan, random: RandomSource): number[] {
     chainEnd[d] = results.length;
     dieValue[d] = value;
   }
+  spend(results.length);
   return results;
 }
 

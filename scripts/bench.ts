@@ -215,9 +215,9 @@ async function runHttp(
 function runEngine(config: BenchConfig): NonNullable<RawResults['engine']> {
   useCryptoEngineForRpgDiceRoller();
   const engine: Record<string, { label: string; rounds: Record<string, number[]> }> = {};
-  for (const { name, formula } of ENGINE_FORMULAS) {
+  for (const { name, formula, peer } of ENGINE_FORMULAS) {
     const rounds = interleave(
-      [fairdiceRoll(formula, false), fairdiceRoll(formula, true), rpgDiceRollerRoll(formula)],
+      [fairdiceRoll(formula, false), fairdiceRoll(formula, true), rpgDiceRollerRoll(peer ?? formula)],
       config.rounds,
       config.sliceMs,
       config.warmupMs,

@@ -10,10 +10,27 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import peggy from 'peggy';
-import type { DiceNode, FormulaNode, GroupPlan, PreparedRoll, RollRequest } from '../src/index.js';
-import { DiceError, FormulaError, LIMITS, parseFormula, prepareRoll, rollPrepared } from '../src/index.js';
-import { ExplodeRule } from '../src/roll/prepare.js';
-import type { DieGroup, RollResponse } from '../src/roll/types.js';
+import { compareBounds, diceTermsOf } from '../src/formula/parse.js';
+import type {
+  ComparePoint,
+  DiceModifier,
+  DiceNode,
+  DieGroup,
+  ExpressionNode,
+  ExpressionResult,
+  FormulaNode,
+  GroupModifier,
+  RollRequest,
+  RollResponse,
+} from '../src/index.js';
+import {
+  DiceError,
+  FormulaError,
+  parseFormula,
+  parseFragment,
+  prepareRoll,
+  rollPrepared,
+} from '../src/index.js';
 
 interface Options {
   tags: string[];
@@ -103,7 +120,8 @@ function run(formula: string, options: Options): { text: string; ok: boolean } {
       `dice: ${prepared.diceCount}`,
       '',
       'sample roll',
-      ...rollLines(prepared, roll),
+      ...rollLines(diceTerms(ast, options), roll),
+      ...(roll.expression === undefined ? [] : ['', ...expressionTree(roll.expression, roll)]),
       ...warnings.map((w) => `warning: ${w}`),
     ];
     return { text: lines.filter((line, i) => i > 0 || line !== '').join('\n'), ok: true };
@@ -143,28 +161,127 @@ function printable(text: string): string {
 
 // --- AST tree ---------------------------------------------------------------------------------
 
-function astTree(ast: FormulaNode): string[] {
-  const lines = ['formula'];
-  const last = ast.terms.length - 1;
-  ast.terms.forEach((term, i) => {
-    const branch = i === last && ast.tag === null ? '└─ ' : '├─ ';
-    const stem = i === last && ast.tag === null ? '   ' : '│  ';
-    const sign = term.sign === -1 ? '-' : '+';
-    if (term.kind === 'flat') {
-      lines.push(`${branch}number ${sign}${term.value}  (column ${term.column})`);
-      return;
-    }
-    lines.push(`${branch}dice ${sign} ${term.count}d${term.sides}  (column ${term.column})`);
-    term.modifiers.forEach((modifier, j) => {
-      const twig = j === term.modifiers.length - 1 ? '└─ ' : '├─ ';
-      lines.push(`${stem}${twig}${describeModifier(modifier)}  (column ${modifier.column})`);
-    });
+/** A tree node as the playground prints it: one line, and its children. */
+interface Printed {
+  line: string;
+  children: Printed[];
+}
+
+function printTree(node: Printed, prefix: string, last: boolean, lines: string[], root = false): void {
+  lines.push(root ? node.line : `${prefix}${last ? '└─ ' : '├─ '}${node.line}`);
+  const inner = root ? '' : `${prefix}${last ? '   ' : '│  '}`;
+  node.children.forEach((child, i) => {
+    printTree(child, inner, i === node.children.length - 1, lines);
   });
-  if (ast.tag !== null) lines.push(`└─ tag ${ast.tag.word}  (column ${ast.tag.column})`);
+}
+
+function astTree(ast: FormulaNode): string[] {
+  const children = ast.terms.map(printNode);
+  if (ast.tag !== null)
+    children.push({ line: `tag ${ast.tag.word}  (column ${ast.tag.column})`, children: [] });
+  const lines: string[] = [];
+  printTree({ line: 'formula', children }, '', true, lines, true);
   return lines;
 }
 
-function describeModifier(modifier: DiceNode['modifiers'][number]): string {
+function printNode(node: ExpressionNode): Printed {
+  const at = `  (column ${node.column})`;
+  switch (node.kind) {
+    case 'flat':
+      return { line: `number ${node.sign === -1 ? '-' : '+'}${node.value}${at}`, children: [] };
+    case 'dice':
+      return {
+        line: `${describeDice(node)}${at}`,
+        children: node.modifiers.map((m) => ({
+          line: `${describeModifier(m)}  (column ${m.column})`,
+          children: [],
+        })),
+      };
+    case 'sum':
+      return { line: `( ) sum${at}`, children: node.terms.map(printNode) };
+    case 'negate':
+      return { line: `minus${at}`, children: [printNode(node.operand)] };
+    case 'product':
+      return {
+        line: `${node.operator === '*' ? 'times' : 'divided by'}${at}`,
+        children: [printNode(node.left), printNode(node.right)],
+      };
+    case 'call':
+      return {
+        line: `${node.name}()${at}`,
+        children: node.arguments.map((a) => ({
+          line: `argument  (column ${a.column})`,
+          children: a.terms.map(printNode),
+        })),
+      };
+    case 'group': {
+      const kind =
+        node.modifiers.length === 0
+          ? 'sum of items'
+          : node.items.length === 1
+            ? 'pool of dice'
+            : 'item totals';
+      const label = node.label === undefined ? '' : ` [${node.label.text}]`;
+      return {
+        line: `{ } group, ${kind}${label}${at}`,
+        children: [
+          ...node.modifiers.map((m) => ({
+            line: `${describeModifier(m)}  (column ${m.column})`,
+            children: [],
+          })),
+          ...node.items.map((item) => ({
+            line: `item  (column ${item.column})`,
+            children: item.terms.map(printNode),
+          })),
+        ],
+      };
+    }
+  }
+}
+
+/** The evaluated tree of the response, each node with its value. */
+function expressionTree(root: ExpressionResult, roll: RollResponse): string[] {
+  const exact = (node: { value: number; exact?: string }) => `= ${node.exact ?? node.value}`;
+  const convert = (node: ExpressionResult): Printed => {
+    switch (node.type) {
+      case 'dice': {
+        const group = roll.dice[node.group]!;
+        return {
+          line: `dice #${node.group} (${group.results.length > 0 ? `d${group.sides}` : ''}) ${exact(node)}`,
+          children: [],
+        };
+      }
+      case 'number':
+        return { line: `number ${exact(node)}`, children: [] };
+      case 'operation':
+        return { line: `${node.operator} ${exact(node)}`, children: node.operands.map(convert) };
+      case 'function':
+        return { line: `${node.name}() ${exact(node)}`, children: node.arguments.map(convert) };
+      case 'group': {
+        const counted =
+          node.successes === undefined
+            ? ''
+            : ` (${node.successes} successes${node.failures === undefined ? '' : `, ${node.failures} failures`})`;
+        return {
+          line: `group${node.label === undefined ? '' : ` [${node.label}]`} ${exact(node)}${counted}`,
+          children: node.items.map((item) => ({
+            line: `item ${exact(item)} ${item.kept ? 'kept' : 'dropped'}`,
+            children: [convert(item.node)],
+          })),
+        };
+      }
+    }
+  };
+  const lines: string[] = [];
+  printTree(convert(root), '  ', true, lines, true);
+  return [`  expression (total = ${roll.total}, the root rounded down)`, ...lines.map((line) => `  ${line}`)];
+}
+
+function comparison(compare: ComparePoint): string {
+  return `${compare.operator} ${compare.value}`;
+}
+
+function describeModifier(modifier: DiceModifier | GroupModifier): string {
   switch (modifier.kind) {
     case 'keep':
       return `keep ${modifier.mode} ${modifier.amount}`;
@@ -172,65 +289,147 @@ function describeModifier(modifier: DiceNode['modifiers'][number]): string {
       return `drop ${modifier.mode} ${modifier.amount}`;
     case 'advantage':
       return modifier.mode;
-    case 'explode':
-      return modifier.penetrate ? 'penetrate' : 'explode';
+    case 'explode': {
+      const how = modifier.compound ? 'compound' : modifier.penetrate ? 'penetrate' : 'explode';
+      return modifier.compare === null
+        ? `${how} on the largest face`
+        : `${how} when ${comparison(modifier.compare)}`;
+    }
     case 'reroll':
-      return `reroll ${modifier.once ? 'once ' : ''}when ${modifier.compare.operator} ${modifier.compare.value}`;
+      return `reroll ${modifier.once ? 'once ' : ''}when ${comparison(modifier.compare)}`;
     case 'multiply':
       return `multiply by ${modifier.factor}`;
+    case 'clamp':
+      return `${modifier.bound} ${modifier.value}`;
+    case 'success':
+      return `success when ${comparison(modifier.compare)}`;
+    case 'failure':
+      return `failure when ${comparison(modifier.compare)}`;
+    case 'critical':
+      return `critical ${modifier.range} when ${comparison(modifier.compare)}`;
   }
+}
+
+function describeDice(term: DiceNode): string {
+  const sign = term.sign === -1 ? '-' : '+';
+  const die = term.fate ? 'dF' : term.faces !== undefined ? `d{${term.faces.join(',')}}` : `d${term.sides}`;
+  const label = term.label === undefined ? '' : ` [${term.label.text}]`;
+  return `dice ${sign} ${term.count}${die}${label}`;
+}
+
+/** Every dice term of the formula, then of each string bonus: the order of the response's `dice`. */
+function diceTerms(ast: FormulaNode, options: Options): DiceNode[] {
+  const fragments = options.bonuses
+    .filter((b): b is string => typeof b === 'string')
+    .map((b) => parseFragment(b));
+  return [ast, ...fragments].flatMap((node) => diceTermsOf(node));
 }
 
 // --- sample roll ------------------------------------------------------------------------------
 
-/**
- * One line per group: each die's throws in rolling order, marked. The response does not say
- * where one die's chain ends, so the chains are recovered by replaying the group's rules.
- */
-function rollLines(prepared: PreparedRoll, roll: RollResponse): string[] {
-  const lines = roll.dice.map(
-    (group, g) => `  ${groupHeader(prepared.groups[g]!, group)}  ${markDice(prepared.groups[g]!, group)}`,
-  );
+/** One line per group: each die's throws in rolling order, as the roller recorded them. */
+function rollLines(dice: readonly DiceNode[], roll: RollResponse): string[] {
+  const lines = roll.dice.map((group, g) => `  ${groupHeader(group)}  ${markDice(group, dice[g])}`);
   if (roll.modifiers.length > 0) lines.push(`  modifiers ${roll.modifiers.join(' ')} = ${roll.modifier}`);
   lines.push(
     `  total ${roll.total}  (advantage: ${roll.advantageState}${roll.tag ? `, tag: ${roll.tag}` : ''})`,
   );
-  lines.push('  marks: * kept  _ dropped  r rerolled away  ! exploded (next throw is its extra)');
+  lines.push(
+    '  marks: * kept  _ dropped  r rerolled away  !N explosion extra  a~b face a recorded as b (min/max, !p)',
+    '         N~ at a min/max bound (the face behind it is recorded only with r, ro, !, !p, !!)',
+    '         +s success  +f failure  (a+b=c) compounded into one value',
+  );
   return lines;
 }
 
-function groupHeader(plan: GroupPlan, group: DieGroup): string {
+function groupHeader(group: DieGroup): string {
   const sign = group.sign === -1 ? '-' : '+';
   const times = group.multiplier === 1 ? '' : ` x${group.multiplier}`;
-  const naturals = `${group.naturalHigh ? ' natural high' : ''}${group.naturalLow ? ' natural low' : ''}`;
-  return `${sign}${plan.count}d${group.sides}${times} = ${group.total}${naturals}:`;
+  const dice = new Set(group.throws?.map((t) => t.die) ?? group.results.map((_, i) => i)).size;
+  const die = group.faces === undefined ? `d${group.sides}` : `d{${group.faces.join(',')}}`;
+  const label = group.label === undefined ? '' : ` [${group.label}]`;
+  const counted =
+    group.successes === undefined
+      ? ''
+      : ` (${group.successes} successes${group.failures === undefined ? '' : `, ${group.failures} failures`})`;
+  const naturals = `${group.naturalHigh ? ' natural high (crit)' : ''}${group.naturalLow ? ' natural low (fumble)' : ''}`;
+  return `${sign}${group.compounded ? dice : group.throws === undefined ? group.results.length : dice}${die}${label}${times} = ${group.total}${counted}${naturals}:`;
 }
 
-function markDice(plan: GroupPlan, group: DieGroup): string {
+/** The success and failure ranges a term counts with (read from the formula, not the roll). */
+function counting(term: DiceNode | undefined): { success?: [number, number]; failure?: [number, number] } {
+  const out: { success?: [number, number]; failure?: [number, number] } = {};
+  for (const modifier of term?.modifiers ?? []) {
+    if (modifier.kind === 'success') out.success = compareBounds(modifier.compare);
+    if (modifier.kind === 'failure') out.failure = compareBounds(modifier.compare);
+  }
+  return out;
+}
+
+/** The min and max a term wrote (undefined when not written). */
+function writtenClamps(term: DiceNode): [number | undefined, number | undefined] {
+  let low: number | undefined;
+  let high: number | undefined;
+  for (const modifier of term.modifiers) {
+    if (modifier.kind === 'clamp' && modifier.bound === 'min') low = modifier.value;
+    if (modifier.kind === 'clamp' && modifier.bound === 'max') high = modifier.value;
+  }
+  return [low, high];
+}
+
+function markDice(group: DieGroup, term: DiceNode | undefined): string {
+  const { success, failure } = counting(term);
+  const inRange = (value: number, range: [number, number] | undefined) =>
+    range !== undefined && value >= range[0] && value <= range[1];
+  const counted = (value: number, kept: boolean) =>
+    !kept ? '' : `${inRange(value, success) ? '+s' : ''}${inRange(value, failure) ? '+f' : ''}`;
+  const shown = (value: number, face: number | undefined) =>
+    face === undefined ? `${value}` : `${face}~${value}`;
+  const throws = group.throws;
+  if (throws === undefined) {
+    // Without `throws` the face behind a clamped value is not recorded: mark values at a bound.
+    const [low, high] = term === undefined ? [undefined, undefined] : writtenClamps(term);
+    return group.results
+      .map((value, i) => {
+        const kept = group.keptFlags[i]!;
+        const bound = value === low || value === high ? '~' : '';
+        return `${value}${bound}${kept ? '*' : '_'}${group.successes === undefined ? '' : counted(value, kept)}`;
+      })
+      .join(' | ');
+  }
   const dice: string[] = [];
-  const { results, keptFlags } = group;
-  let i = 0;
-  while (i < results.length) {
-    const throws: string[] = [];
-    for (let rerolls = 0; rerolls < plan.rerollLimit; rerolls++) {
-      const face = results[i]!;
-      if (face < plan.rerollLow || face > plan.rerollHigh || i + 1 >= results.length) break;
-      throws.push(`${face}r`);
-      i++;
-    }
-    const keptMark = keptFlags[i] ? '*' : '_';
-    let raw = results[i]!;
-    let token = `${raw}${keptMark}`;
-    i++;
-    if (plan.explode !== ExplodeRule.None) {
-      for (let extras = 0; extras < LIMITS.explodeCap && raw === plan.sides && i < results.length; extras++) {
-        token += `!${results[i]}`;
-        raw = results[i]! + (plan.explode === ExplodeRule.Penetrate ? 1 : 0);
-        i++;
+  for (let i = 0; i < throws.length; ) {
+    const die = throws[i]!.die;
+    const tokens: string[] = [];
+    const chain: string[] = [];
+    const dieIndex = dice.length;
+    for (; i < throws.length && throws[i]!.die === die; i++) {
+      const t = throws[i]!;
+      const next = throws[i + 1];
+      const replaced = next !== undefined && next.die === die && next.kind === 'reroll';
+      if (replaced) {
+        tokens.push(`${shown(t.value, t.face)}r`);
+        continue;
       }
+      if (group.compounded) {
+        chain.push(shown(t.value, t.face));
+        continue;
+      }
+      const kept = group.keptFlags[i]!;
+      const mark = t.kind === 'explode' ? '' : kept ? '*' : '_';
+      const bang = t.kind === 'explode' ? '!' : '';
+      const counts = group.successes === undefined ? '' : counted(t.value, kept);
+      chain.push(`${bang}${shown(t.value, t.face)}${mark}${counts}`);
     }
-    throws.push(token);
-    dice.push(throws.join(' '));
+    if (group.compounded) {
+      const value = group.results[dieIndex]!;
+      const kept = group.keptFlags[dieIndex]!;
+      const counts = group.successes === undefined ? '' : counted(value, kept);
+      tokens.push(`(${chain.join('+')}=${value})${kept ? '*' : '_'}${counts}`);
+    } else {
+      tokens.push(chain.join(' '));
+    }
+    dice.push(tokens.join(' '));
   }
   return dice.join(' | ');
 }

@@ -3,18 +3,31 @@
 export * from './errors.js';
 export type {
   AdvantageModifier,
+  CallNode,
+  ClampModifier,
   CompareOperator,
   ComparePoint,
+  CriticalModifier,
   DiceModifier,
   DiceNode,
   DropModifier,
   ExplodeModifier,
+  ExpressionNode,
+  FailureModifier,
   FlatNode,
   FormulaNode,
+  FunctionName,
+  GroupModifier,
+  GroupNode,
   KeepModifier,
+  LabelNode,
   MultiplyModifier,
+  NegateNode,
+  ProductNode,
   RerollModifier,
   Sign,
+  SuccessModifier,
+  SumNode,
   TagNode,
   TermNode,
 } from './formula/ast.js';
@@ -22,6 +35,7 @@ export type { ParseCacheOptions } from './formula/cache.js';
 export { ParseCache, parseCache } from './formula/cache.js';
 export type { ParseFormulaOptions, ParseFragmentOptions } from './formula/parse.js';
 export { parseFormula, parseFragment } from './formula/parse.js';
+export { Rational } from './formula/rational.js';
 export { LIMITS, TAG_PATTERN } from './limits.js';
 export type { Deprecation, GroupPlan, PreparedRoll, PrepareOptions } from './roll/prepare.js';
 export { countDice, prepareRoll } from './roll/prepare.js';
@@ -29,5 +43,14 @@ export type { SamplingMethod } from './roll/random.js';
 export { createCryptoRandom, createSampler, cryptoRandom, WordSampler } from './roll/random.js';
 export type { RollOptions, ThrowBudget } from './roll/roll.js';
 export { roll, rollPrepared } from './roll/roll.js';
-export type { AdvantageState, DieGroup, RandomSource, RollRequest, RollResponse } from './roll/types.js';
+export type {
+  AdvantageState,
+  DieGroup,
+  DieThrow,
+  ExpressionResult,
+  GroupItemResult,
+  RandomSource,
+  RollRequest,
+  RollResponse,
+} from './roll/types.js';
 export { ADVANTAGE_STATES } from './roll/types.js';

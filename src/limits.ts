@@ -46,9 +46,16 @@ export const LIMITS = {
   /**
    * Default throws one request may make in total (THROWS_PER_REQUEST): every die thrown, rerolled-away
    * throws and explosion extras included, over all rolls of a batch. Bounds the work and the size
-   * of any one answer (about 18 bytes per throw); a plain roll of the full dice budget throws 1000.
+   * of any one answer (about 45 bytes per throw: its entry in `results` and in `throws`); a plain roll of the full dice budget throws 1000.
    */
   throwsPerRequest: 10_000,
+  /** Custom dice `d{...}`: faces listed, and each face's absolute value. */
+  facesMax: 100,
+  faceMaxAbs: 1_000_000,
+  /** Second edition: terms (dice terms and numbers) per formula or bonus, items per group, bracket depth. */
+  termsMax: 100,
+  groupItemsMax: 20,
+  nestingMax: 16,
   /** A die explodes at most this many times in a chain, and is rerolled at most this many times. */
   explodeCap: 100,
   rerollCap: 100,

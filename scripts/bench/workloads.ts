@@ -71,13 +71,24 @@ export const HTTP_SCENARIOS: readonly HttpScenario[] = [
 /** The static body of the bare fastify route: about the size of a small roll's reply. */
 export const BARE_REPLY = { formula: '1d20', total: 11, advantageState: 'normal' } as const;
 
-/** Formulas for the in-process engine comparison; `name` goes into the ratio's key. */
-export const ENGINE_FORMULAS = [
+/**
+ * Formulas for the in-process engine comparison; `name` goes into the ratio's key. `peer` is the
+ * same roll in rpg-dice-roller's notation where it differs (its failure point needs an operator).
+ */
+export const ENGINE_FORMULAS: ReadonlyArray<{ name: string; formula: string; peer?: string }> = [
   { name: '1d20', formula: '1d20+5' },
   { name: '4d6kh3', formula: '4d6kh3+2' },
   { name: '999d6', formula: '999d6' },
   { name: '10d10p', formula: '10d10!p' },
-] as const;
+  // Second edition, part A.
+  { name: 'pool', formula: '6d10>=8f1', peer: '6d10>=8f=1' },
+  { name: 'fate', formula: '4dF' },
+  { name: 'compound', formula: '3d6!!' },
+  { name: 'clamp', formula: '2d6min3' },
+  // Second edition, part B.
+  { name: 'crit', formula: '(1d8+4)*2' },
+  { name: 'trait', formula: '{1d8!,1d6!}kh1' },
+];
 
 /** The die the random sources race on. */
 export const SAMPLER_SIDES = 20;

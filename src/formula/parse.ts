@@ -5,7 +5,16 @@
 
 import { FormulaError } from '../errors.js';
 import { LIMITS, TAG_PATTERN } from '../limits.js';
-import type { DiceModifier, DiceNode, FormulaNode } from './ast.js';
+import type {
+  ComparePoint,
+  DiceModifier,
+  DiceNode,
+  ExplodeModifier,
+  ExpressionNode,
+  FormulaNode,
+  GroupNode,
+} from './ast.js';
+import { constantValue } from './evaluate.js';
 import type { Expectation } from './generated/parser.js';
 import { SyntaxError as GeneratedSyntaxError, parse as generatedParse } from './generated/parser.js';
 
@@ -38,7 +47,7 @@ export function parseFormula(text: string, options?: ParseFormulaOptions): Formu
   }
   const node = runParser(text, 'Formula', item);
   checkTerms(node, item, 'formula');
-  if (!node.terms.some((term) => term.kind === 'dice')) {
+  if (!hasDice(node)) {
     throw new FormulaError('A formula must roll at least one die.', item, undefined);
   }
   if (node.tag !== null) {
@@ -76,6 +85,72 @@ export function parseFragment(text: string, options?: ParseFragmentOptions): For
   return node;
 }
 
+/**
+ * Calls `visit` for every dice term in written order, with the pool group it belongs to (a
+ * one-item group with modifiers, whose modifiers select and count its dice), if any.
+ */
+export function forEachDice(
+  terms: readonly ExpressionNode[],
+  visit: (dice: DiceNode, pool: GroupNode | undefined) => void,
+): void {
+  for (const term of terms) walkDice(term, visit, undefined);
+}
+
+function walkDice(
+  node: ExpressionNode,
+  visit: (dice: DiceNode, pool: GroupNode | undefined) => void,
+  pool: GroupNode | undefined,
+): void {
+  switch (node.kind) {
+    case 'dice':
+      visit(node, pool);
+      return;
+    case 'flat':
+      return;
+    case 'sum':
+      for (const term of node.terms) walkDice(term, visit, pool);
+      return;
+    case 'negate':
+      walkDice(node.operand, visit, pool);
+      return;
+    case 'product':
+      walkDice(node.left, visit, pool);
+      walkDice(node.right, visit, pool);
+      return;
+    case 'call':
+      for (const argument of node.arguments) walkDice(argument, visit, pool);
+      return;
+    case 'group':
+      for (const item of node.items) walkDice(item, visit, isPool(node) ? node : pool);
+      return;
+  }
+}
+
+function hasDice(node: FormulaNode): boolean {
+  for (const term of node.terms) if (term.kind === 'dice') return true;
+  return usesArithmetic(node) && diceTermsOf(node).length > 0;
+}
+
+/** Every dice term of a parsed formula or fragment, in written order. */
+export function diceTermsOf(node: FormulaNode): DiceNode[] {
+  const dice: DiceNode[] = [];
+  forEachDice(node.terms, (term) => dice.push(term));
+  return dice;
+}
+
+/** A one-item group with modifiers: its modifiers act on every die inside, as one pool. */
+export function isPool(group: GroupNode): boolean {
+  return group.items.length === 1 && group.modifiers.length > 0;
+}
+
+/**
+ * Whether a formula or fragment uses the second edition's arithmetic (parentheses, *, /, a
+ * function, a group): then the response carries an `expression` and rounds its total down.
+ */
+export function usesArithmetic(node: FormulaNode): boolean {
+  return node.terms.some((term) => term.kind !== 'dice' && term.kind !== 'flat');
+}
+
 function runParser(text: string, startRule: 'Formula' | 'Fragment', item: string): FormulaNode {
   try {
     return generatedParse(text, { startRule });
@@ -86,13 +161,136 @@ function runParser(text: string, startRule: 'Formula' | 'Fragment', item: string
       const detail = `Expected ${joinOr(expected)}, but ${describeFound(error.found, what)}.`;
       throw new FormulaError(detail, item, error.location.start.offset + 1, expected);
     }
-    // A stack overflow or similar on input the length check let through is still a bad formula.
-    throw new FormulaError('This formula cannot be read.', item, undefined);
+    // Anything else is a fault of fairdice, not of the formula: it propagates (a 500 upstream).
+    throw error;
   }
 }
 
-/** Range and combination rules for every term; `what` names the text in messages. */
+/** Range, limit and combination rules for the whole tree; `what` names the text in messages. */
 function checkTerms(node: FormulaNode, item: string, what: 'formula' | 'bonus'): void {
+  if (!usesArithmetic(node)) {
+    checkSum(node, item, what);
+    return;
+  }
+  let advantageTerms = 0;
+  let terms = 0;
+  const fail = (message: string, column: number | undefined): never => {
+    throw new FormulaError(message, item, column);
+  };
+  const leaf = (column: number) => {
+    if (++terms > LIMITS.termsMax)
+      fail(`A ${what} has at most ${LIMITS.termsMax} terms (dice terms and numbers).`, column);
+  };
+  const nest = (depth: number, column: number) => {
+    if (depth > LIMITS.nestingMax) {
+      fail(`Brackets nest at most ${LIMITS.nestingMax} deep (parentheses, groups and functions).`, column);
+    }
+  };
+  /** `divisor`: inside the right side of a `/`; `pool`: inside a pool group's item. */
+  const visit = (node: ExpressionNode, depth: number, divisor: boolean, pool: boolean): void => {
+    switch (node.kind) {
+      case 'flat':
+        leaf(node.column);
+        if (node.value > LIMITS.flatMaxAbs) {
+          fail(
+            `A number in a ${what} is at most ${formatInteger(LIMITS.flatMaxAbs)} in absolute value.`,
+            node.column,
+          );
+        }
+        return;
+      case 'dice': {
+        leaf(node.column);
+        if (divisor) {
+          fail(
+            'A divisor is a number without dice, so a roll never divides by zero (write (2d6+3)/2).',
+            node.column,
+          );
+        }
+        checkDice(node, item);
+        const advantage = node.modifiers.find((m) => m.kind === 'advantage');
+        if (advantage !== undefined && ++advantageTerms > 1) {
+          fail(`A ${what} may have only one adv or dis term.`, advantage.column);
+        }
+        if (pool) {
+          const own = node.modifiers.find(
+            (m) =>
+              m.kind === 'keep' ||
+              m.kind === 'drop' ||
+              m.kind === 'advantage' ||
+              m.kind === 'success' ||
+              m.kind === 'failure',
+          );
+          if (own !== undefined) {
+            fail(
+              "A dice term inside a pool group is kept and counted by the group's modifiers, not its own.",
+              own.column,
+            );
+          }
+        }
+        return;
+      }
+      case 'sum':
+        nest(depth + 1, node.column);
+        for (const term of node.terms) visit(term, depth + 1, divisor, false);
+        return;
+      case 'negate':
+        visit(node.operand, depth, divisor, false);
+        return;
+      case 'product':
+        visit(node.left, depth, divisor, false);
+        visit(node.right, depth, divisor || node.operator === '/', false);
+        if (node.operator === '/' && constantValue(node.right).isZero()) {
+          fail('A divisor must not be zero.', node.right.column);
+        }
+        return;
+      case 'call': {
+        nest(depth + 1, node.column);
+        const one = node.name !== 'min' && node.name !== 'max';
+        if (one && node.arguments.length !== 1)
+          fail(`${node.name} takes exactly one argument.`, node.arguments[1]!.column);
+        if (!one && node.arguments.length < 2) fail(`${node.name} takes two or more arguments.`, node.column);
+        for (const argument of node.arguments)
+          for (const term of argument.terms) visit(term, depth + 1, divisor, false);
+        return;
+      }
+      case 'group': {
+        nest(depth + 1, node.column);
+        if (node.items.length > LIMITS.groupItemsMax) {
+          fail(
+            `A group has at most ${LIMITS.groupItemsMax} items.`,
+            node.items[LIMITS.groupItemsMax]!.column,
+          );
+        }
+        checkGroupModifiers(node, fail);
+        const poolGroup = isPool(node);
+        if (poolGroup) {
+          const stranger = node.items[0]!.terms.find((term) => term.kind !== 'dice' || term.sign !== 1);
+          if (stranger !== undefined) {
+            fail(
+              'A one-item group with modifiers is a pool of dice: its item only adds dice terms ({4d6+3d8}kh3); for item totals, list two or more items.',
+              stranger.column,
+            );
+          }
+          let dice = 0;
+          for (const term of node.items[0]!.terms) dice += term.kind === 'dice' ? term.count : 0;
+          if (dice > LIMITS.diceCountMax) {
+            fail(
+              `A pool group throws at most ${formatInteger(LIMITS.diceCountMax)} dice, as one dice term does.`,
+              node.column,
+            );
+          }
+        }
+        for (const groupItem of node.items)
+          for (const term of groupItem.terms) visit(term, depth + 1, divisor, poolGroup);
+        return;
+      }
+    }
+  };
+  for (const term of node.terms) visit(term, 0, false, false);
+}
+
+/** checkTerms for a first-edition sum (dice terms and numbers only), without the tree walk. */
+function checkSum(node: FormulaNode, item: string, what: 'formula' | 'bonus'): void {
   let advantageTerms = 0;
   for (const term of node.terms) {
     if (term.kind === 'flat') {
@@ -105,31 +303,146 @@ function checkTerms(node: FormulaNode, item: string, what: 'formula' | 'bonus'):
       }
       continue;
     }
+    if (term.kind !== 'dice') continue;
     checkDice(term, item);
     const advantage = term.modifiers.find((m) => m.kind === 'advantage');
     if (advantage !== undefined && ++advantageTerms > 1) {
       throw new FormulaError(`A ${what} may have only one adv or dis term.`, item, advantage.column);
     }
   }
+  if (node.terms.length > LIMITS.termsMax) {
+    throw new FormulaError(
+      `A ${what} has at most ${LIMITS.termsMax} terms (dice terms and numbers).`,
+      item,
+      node.terms[LIMITS.termsMax]!.column,
+    );
+  }
 }
 
-type ModifierSlot = 'keep' | 'explode' | 'reroll' | 'multiply';
+function checkGroupModifiers(group: GroupNode, fail: (message: string, column: number) => never): void {
+  const seen = new Set<string>();
+  for (const modifier of group.modifiers) {
+    const slot = modifier.kind === 'drop' ? 'keep' : modifier.kind;
+    if (seen.has(slot)) {
+      const what = {
+        keep: 'one keep or drop',
+        success: 'one success point',
+        failure: 'one failure point (f)',
+      }[slot];
+      fail(`A group takes at most ${what}.`, modifier.column);
+    }
+    seen.add(slot);
+    if (modifier.kind === 'keep' && modifier.amount < 1)
+      fail('A keep must keep at least one item or die.', modifier.column);
+    if (modifier.kind === 'failure' && !seen.has('success')) {
+      fail(
+        'f counts failures and needs a success point on the same group ({3d6, 3d6}>=10f3).',
+        modifier.column,
+      );
+    }
+  }
+}
 
-const SLOT_OF: Record<DiceModifier['kind'], ModifierSlot> = {
-  keep: 'keep',
-  drop: 'keep',
-  advantage: 'keep',
-  explode: 'explode',
-  reroll: 'reroll',
-  multiply: 'multiply',
-};
+type ModifierSlot =
+  | 'keep'
+  | 'explode'
+  | 'reroll'
+  | 'multiply'
+  | 'min'
+  | 'max'
+  | 'success'
+  | 'failure'
+  | 'critical success'
+  | 'critical failure';
+
+function slotOf(modifier: DiceModifier): ModifierSlot {
+  switch (modifier.kind) {
+    case 'keep':
+    case 'drop':
+    case 'advantage':
+      return 'keep';
+    case 'clamp':
+      return modifier.bound;
+    case 'critical':
+      return modifier.range === 'success' ? 'critical success' : 'critical failure';
+    default:
+      return modifier.kind;
+  }
+}
 
 const DUPLICATE_MESSAGE: Record<ModifierSlot, string> = {
   keep: 'A dice term takes at most one keep, drop, adv or dis.',
-  explode: 'A dice term explodes (! or !p) at most once.',
+  explode: 'A dice term explodes (!, !p or !!) at most once.',
   reroll: 'A dice term takes at most one reroll (r or ro).',
   multiply: 'A dice term takes at most one multiplier (x).',
+  min: 'A dice term takes at most one min.',
+  max: 'A dice term takes at most one max.',
+  success:
+    'A dice term takes at most one success point (a compare point standing on its own; one written right after r, ro, !, !p, !!, f, cs or cf belongs to that modifier).',
+  failure: 'A dice term takes at most one failure point (f).',
+  'critical success': 'A dice term takes at most one critical success range (cs).',
+  'critical failure': 'A dice term takes at most one critical failure range (cf).',
 };
+
+/** The smallest and largest face of a die. */
+export function faceBounds(dice: Pick<DiceNode, 'sides' | 'faces'>): [number, number] {
+  if (dice.faces === undefined) return [1, dice.sides];
+  let low = dice.faces[0]!;
+  let high = low;
+  for (const face of dice.faces) {
+    if (face < low) low = face;
+    if (face > high) high = face;
+  }
+  return [low, high];
+}
+
+/**
+ * The values meeting a compare point, as an inclusive range [low, high] of integers (infinite
+ * on an open side). One range covers every compare point, so the roller tests a value with two
+ * comparisons and no branching on the operator.
+ */
+export function compareBounds(compare: ComparePoint): [number, number] {
+  const { operator, value } = compare;
+  switch (operator) {
+    case '<':
+      return [Number.NEGATIVE_INFINITY, value - 1];
+    case '<=':
+      return [Number.NEGATIVE_INFINITY, value];
+    case '>':
+      return [value + 1, Number.POSITIVE_INFINITY];
+    case '>=':
+      return [value, Number.POSITIVE_INFINITY];
+    default:
+      return [value, value];
+  }
+}
+
+/** The term's min and max clamp values (the face bounds when not written). */
+export function clampBounds(dice: DiceNode): [number, number] {
+  let [low, high] = faceBounds(dice);
+  for (const modifier of dice.modifiers) {
+    if (modifier.kind !== 'clamp') continue;
+    if (modifier.bound === 'min') low = modifier.value;
+    else high = modifier.value;
+  }
+  return [low, high];
+}
+
+/** Whether every value a die of this term can record (after min/max) meets the compare point. */
+function everyValueMeets(dice: DiceNode, compare: ComparePoint): boolean {
+  const [low, high] = compareBounds(compare);
+  const [clampLow, clampHigh] = clampBounds(dice);
+  if (dice.faces === undefined) return low <= clampLow && clampHigh <= high;
+  return dice.faces.every((face) => {
+    const value = Math.min(Math.max(face, clampLow), clampHigh);
+    return low <= value && value <= high;
+  });
+}
+
+/** The explode point of a term: the one written, else the die's largest face. */
+export function explodePoint(dice: DiceNode, modifier: ExplodeModifier): ComparePoint {
+  return modifier.compare ?? { operator: '=', value: faceBounds(dice)[1] };
+}
 
 function checkDice(dice: DiceNode, item: string): void {
   if (dice.count < 1 || dice.count > LIMITS.diceCountMax) {
@@ -139,12 +452,23 @@ function checkDice(dice: DiceNode, item: string): void {
       dice.column,
     );
   }
-  if (dice.sides < 1 || dice.sides > LIMITS.sidesMax) {
+  if (dice.faces !== undefined) {
+    if (dice.faces.length > LIMITS.facesMax) {
+      throw new FormulaError(`A custom die lists 1 to ${LIMITS.facesMax} faces.`, item, dice.sidesColumn);
+    }
+    if (dice.faces.some((face) => Math.abs(face) > LIMITS.faceMaxAbs)) {
+      throw new FormulaError(
+        `A face of a custom die is at most ${formatInteger(LIMITS.faceMaxAbs)} in absolute value.`,
+        item,
+        dice.sidesColumn,
+      );
+    }
+  } else if (dice.sides < 1 || dice.sides > LIMITS.sidesMax) {
     throw new FormulaError(`A die has 1 to ${formatInteger(LIMITS.sidesMax)} sides.`, item, dice.sidesColumn);
   }
   const seen = new Map<ModifierSlot, DiceModifier>();
   for (const modifier of dice.modifiers) {
-    const slot = SLOT_OF[modifier.kind];
+    const slot = slotOf(modifier);
     const earlier = seen.get(slot);
     if (earlier !== undefined) {
       const conflict = slot === 'keep' && (earlier.kind === 'advantage') !== (modifier.kind === 'advantage');
@@ -154,6 +478,10 @@ function checkDice(dice: DiceNode, item: string): void {
       throw new FormulaError(message, item, modifier.column);
     }
     seen.set(slot, modifier);
+  }
+  const [lowest, highest] = faceBounds(dice);
+  const die = () => (dice.faces === undefined ? `a d${dice.sides}` : 'this die');
+  for (const modifier of dice.modifiers) {
     switch (modifier.kind) {
       case 'keep':
         if (modifier.amount < 1) {
@@ -169,49 +497,51 @@ function checkDice(dice: DiceNode, item: string): void {
           );
         }
         break;
+      case 'clamp':
+        if (modifier.value < lowest || modifier.value > highest) {
+          throw new FormulaError(
+            `${modifier.bound} must lie from the smallest face to the largest (${lowest} to ${highest}).`,
+            item,
+            modifier.column,
+          );
+        }
+        if (modifier.bound === 'max') {
+          const min = seen.get('min');
+          if (min?.kind === 'clamp' && min.value > modifier.value) {
+            throw new FormulaError('min cannot be above max.', item, Math.max(min.column, modifier.column));
+          }
+        }
+        break;
       case 'explode':
-        if (dice.sides === 1) {
+        if (everyValueMeets(dice, explodePoint(dice, modifier))) {
+          const message =
+            dice.faces === undefined && dice.sides === 1
+              ? 'A one-sided die always shows its maximum, so it cannot explode.'
+              : `Every value of ${die()} (after min and max) meets this explode condition, so it would never stop.`;
+          throw new FormulaError(message, item, modifier.column);
+        }
+        break;
+      case 'reroll':
+        if (everyValueMeets(dice, modifier.compare)) {
+          const message =
+            dice.faces === undefined && !seen.has('min') && !seen.has('max')
+              ? `Every face of a d${dice.sides} meets this reroll condition, so the die would never settle.`
+              : `Every value of ${die()} (after min and max) meets this reroll condition, so the die would never settle.`;
+          throw new FormulaError(message, item, modifier.column);
+        }
+        break;
+      case 'failure':
+        if (!seen.has('success')) {
           throw new FormulaError(
-            'A one-sided die always shows its maximum, so it cannot explode.',
+            'f counts failures and needs a success point in the same term (6d10>=8f1).',
             item,
             modifier.column,
           );
         }
         break;
-      case 'reroll': {
-        const [low, high] = rerollFaces(modifier.compare.operator, modifier.compare.value, dice.sides);
-        if (low <= 1 && high >= dice.sides) {
-          throw new FormulaError(
-            `Every face of a d${dice.sides} meets this reroll condition, so the die would never settle.`,
-            item,
-            modifier.column,
-          );
-        }
-        break;
-      }
       default:
         break;
     }
-  }
-}
-
-/**
- * The faces of a die with `sides` faces that meet a reroll compare point, as an inclusive range
- * [low, high] (empty when low > high). One range covers every compare point, so the roller
- * tests a throw with two comparisons and no branching on the operator.
- */
-export function rerollFaces(operator: string, value: number, sides: number): [number, number] {
-  switch (operator) {
-    case '<':
-      return [1, Math.min(value - 1, sides)];
-    case '<=':
-      return [1, Math.min(value, sides)];
-    case '>':
-      return [Math.max(value + 1, 1), sides];
-    case '>=':
-      return [Math.max(value, 1), sides];
-    default:
-      return [value, value];
   }
 }
 
@@ -221,15 +551,36 @@ export function rerollFaces(operator: string, value: number, sides: number): [nu
 const EXPECTATION_ORDER = [
   'a term (dice like 2d6, or a number)',
   'a number of sides',
+  'a face value',
   'a number to compare with',
+  'a compare point for cs or cf',
+  'a compare point for f',
+  'a number for min or max',
   'a multiplier',
+  "label text (1 to 32 letters, digits, spaces, _ ' -)",
+  'the end of the label',
+  'a comma or }',
   'a number',
-  'a comparison',
   'a dice modifier',
+  'a group modifier',
+  'a comparison',
+  'a label',
+  'an operator (* or /)',
+  'a comma',
+  'a closing parenthesis',
+  'a closing brace (})',
   'the letter d',
   'a sign (+ or -)',
   'a tag word',
   'the end of the formula',
+];
+
+const TERM_STARTS = [
+  'a number',
+  'the letter d',
+  'an opening parenthesis',
+  'a function (floor, ceil, round, abs, min, max)',
+  'a group ({...})',
 ];
 
 function readableExpectations(expected: readonly Expectation[] | null): string[] {
@@ -249,8 +600,8 @@ function readableExpectations(expected: readonly Expectation[] | null): string[]
     }
   }
   if (names.has('a number') && names.has('the letter d')) {
-    names.delete('a number');
-    names.delete('the letter d');
+    // Where a term may start: one name for dice, numbers, brackets and functions.
+    for (const start of TERM_STARTS) names.delete(start);
     names.add('a term (dice like 2d6, or a number)');
   }
   if (names.size > 1) names.delete('whitespace');
@@ -277,7 +628,7 @@ const CHARACTER_NAMES: Record<string, string> = {
 
 /**
  * Describes the character found where the parser stopped. Letters, digits and the operator
- * characters `+ - % ! =` are quoted; every other character is named or only described, so a
+ * characters `+ - % ! = [ ] { } , ( ) * /` are quoted; every other character is named or only described, so a
  * message never carries markup or control characters.
  */
 function describeFound(found: string | null | undefined, what: string): string {
@@ -299,7 +650,16 @@ function isQuotable(char: string): boolean {
     char === '-' ||
     char === '%' ||
     char === '!' ||
-    char === '='
+    char === '=' ||
+    char === '[' ||
+    char === ']' ||
+    char === '{' ||
+    char === '}' ||
+    char === ',' ||
+    char === '(' ||
+    char === ')' ||
+    char === '*' ||
+    char === '/'
   );
 }
 

@@ -3,9 +3,24 @@
 // (the service checks a batch's budget from these counts).
 
 import { FormulaError, RequestError } from '../errors.js';
-import type { AdvantageModifier, DiceNode, FormulaNode } from '../formula/ast.js';
+import type {
+  AdvantageModifier,
+  DiceModifier,
+  DiceNode,
+  FormulaNode,
+  GroupModifier,
+  GroupNode,
+} from '../formula/ast.js';
 import { type ParseCache, parseCache } from '../formula/cache.js';
-import { formatInteger, rerollFaces } from '../formula/parse.js';
+import {
+  clampBounds,
+  compareBounds,
+  explodePoint,
+  faceBounds,
+  forEachDice,
+  formatInteger,
+  usesArithmetic,
+} from '../formula/parse.js';
 import { LIMITS, TAG_PATTERN } from '../limits.js';
 import { ADVANTAGE_STATES, type AdvantageState, type RollRequest } from './types.js';
 
@@ -13,13 +28,19 @@ import { ADVANTAGE_STATES, type AdvantageState, type RollRequest } from './types
 export const KeepRule = { All: 0, KeepHighest: 1, KeepLowest: 2, DropHighest: 3, DropLowest: 4 } as const;
 export type KeepRule = (typeof KeepRule)[keyof typeof KeepRule];
 
-/** How a die showing its maximum grows. */
-export const ExplodeRule = { None: 0, Explode: 1, Penetrate: 2 } as const;
+/** How a die meeting its explode point grows. */
+export const ExplodeRule = { None: 0, Explode: 1, Penetrate: 2, Compound: 3 } as const;
 export type ExplodeRule = (typeof ExplodeRule)[keyof typeof ExplodeRule];
 
-/** One dice term, ready to roll: everything the hot loop needs, as plain numbers. */
+/**
+ * One dice term, ready to roll: everything the hot loop needs, as plain numbers. Every condition
+ * is an inclusive range `low <= value <= high` (see compareBounds); an unused one is empty.
+ */
 export interface GroupPlan {
+  /** Faces of one die (for custom and Fate dice, the number of faces listed). */
   readonly sides: number;
+  /** Custom and Fate dice: the face values, thrown as `faces[die(faces.length) - 1]`. */
+  readonly faces: readonly number[] | undefined;
   /** Dice thrown (a one-die `adv` or advantage-given d20 throws two). */
   readonly count: number;
   readonly sign: 1 | -1;
@@ -27,12 +48,49 @@ export interface GroupPlan {
   readonly keep: KeepRule;
   readonly keepAmount: number;
   readonly explode: ExplodeRule;
+  /** Values (after clamping) that explode: explodeLow <= value <= explodeHigh. */
+  readonly explodeLow: number;
+  readonly explodeHigh: number;
   /** Rerolls allowed per die: 0 (no reroll), 1 (`ro`) or the reroll cap (`r`). */
   readonly rerollLimit: number;
-  /** Faces that get rerolled: rerollLow <= face <= rerollHigh. */
+  /** Values (after clamping) that get rerolled: rerollLow <= value <= rerollHigh. */
   readonly rerollLow: number;
   readonly rerollHigh: number;
+  /** min/max: a face below clampLow counts as clampLow, above clampHigh as clampHigh. */
+  readonly clamped: boolean;
+  readonly clampLow: number;
+  readonly clampHigh: number;
+  /** Success counting (a success point), and failure counting (`f`) within it. */
+  readonly countSuccesses: boolean;
+  readonly successLow: number;
+  readonly successHigh: number;
+  readonly countFailures: boolean;
+  readonly failureLow: number;
+  readonly failureHigh: number;
+  /** Faces (before clamping) that make naturalHigh / naturalLow: the top / bottom face, or cs / cf. */
+  readonly highLow: number;
+  readonly highHigh: number;
+  readonly lowLow: number;
+  readonly lowHigh: number;
+  /** Whether the response lists every throw (`throws`): written with r, ro, !, !p or !!. */
+  readonly recordThrows: boolean;
+  /** One throw per die, every die kept, nothing counted or clamped: the fast path. */
+  readonly plain: boolean;
+  readonly label: string | undefined;
+  /** Set on every term of a pool group (`{4d6+3d8}kh3`): the group keeps across its terms' dice. */
+  readonly pool: PoolPlan | undefined;
 }
+
+/** A pool group: its terms are `groups[first .. first + size)`; keep/drop acts on all their dice. */
+export interface PoolPlan {
+  readonly first: number;
+  readonly size: number;
+  readonly keep: KeepRule;
+  readonly keepAmount: number;
+}
+
+/** A bonus as the expression tree adds it: an integer, or a parsed fragment. */
+export type PreparedBonus = { readonly value: number } | { readonly node: FormulaNode };
 
 export interface Deprecation {
   message: string;
@@ -54,6 +112,17 @@ export interface PreparedRoll {
   readonly diceCount: number;
   /** Deprecated forms used; rollPrepared reports them through `onDeprecation`. */
   readonly deprecations: readonly Deprecation[];
+  /**
+   * Present when the formula or a bonus uses parentheses, *, /, a function or a group: the trees
+   * to evaluate, and each dice term's index in `groups` (written order).
+   */
+  readonly arithmetic:
+    | {
+        readonly formula: FormulaNode;
+        readonly bonuses: readonly PreparedBonus[];
+        readonly groupOf: ReadonlyMap<DiceNode, number>;
+      }
+    | undefined;
 }
 
 export interface PrepareOptions {
@@ -86,6 +155,7 @@ export function prepareRoll(request: RollRequest, options?: PrepareOptions): Pre
   const cache = options?.parseCache ?? parseCache;
   const formula = cache.formula(request.formula, { tags });
   const fragments: Array<{ node: FormulaNode; item: string }> = [{ node: formula, item: 'formula' }];
+  const preparedBonuses: PreparedBonus[] = [];
   const modifiers: number[] = [];
   pushFlats(formula, modifiers);
   for (let i = 0; i < bonuses.length; i++) {
@@ -101,29 +171,41 @@ export function prepareRoll(request: RollRequest, options?: PrepareOptions): Pre
         );
       }
       modifiers.push(bonus === 0 ? 0 : bonus);
+      preparedBonuses.push({ value: bonus === 0 ? 0 : bonus });
     } else if (typeof bonus === 'string') {
       const node = cache.fragment(bonus, { item });
       fragments.push({ node, item });
+      preparedBonuses.push({ node });
       pushFlats(node, modifiers);
     } else {
       throw new RequestError(`${item} must be an integer or a string.`);
     }
   }
 
+  // Every dice term in written order (formula, then bonuses), with its pool group if any.
+  let arithmetic = false;
+  const terms: Array<{ term: DiceNode; pool: GroupNode | undefined; item: string }> = [];
+  for (const { node, item } of fragments) {
+    if (usesArithmetic(node)) {
+      arithmetic = true;
+      forEachDice(node.terms, (term, pool) => terms.push({ term, pool, item }));
+    } else {
+      // A first-edition sum: its dice terms are its own terms.
+      for (const term of node.terms) if (term.kind === 'dice') terms.push({ term, pool: undefined, item });
+    }
+  }
+
   // At most one adv/dis term in the whole roll, and never together with the advantage field.
   let advantageTerm: DiceNode | undefined;
   let advantageModifier: AdvantageModifier | undefined;
-  for (const { node, item } of fragments) {
-    for (const term of node.terms) {
-      if (term.kind !== 'dice') continue;
-      const modifier = term.modifiers.find((m): m is AdvantageModifier => m.kind === 'advantage');
-      if (modifier === undefined) continue;
-      if (advantageTerm !== undefined) {
-        throw new FormulaError('A roll may have only one adv or dis term.', item, modifier.column);
-      }
-      advantageTerm = term;
-      advantageModifier = modifier;
+  for (const { term, item } of terms) {
+    const modifier = term.modifiers.find((m): m is AdvantageModifier => m.kind === 'advantage');
+    if (modifier === undefined) continue;
+    if (advantageTerm !== undefined) {
+      throw new FormulaError('A roll may have only one adv or dis term.', item, modifier.column);
     }
+    advantageTerm = term;
+    advantageModifier = modifier;
   }
   if (advantageTerm !== undefined && advantage !== 'normal') {
     throw new RequestError(
@@ -131,30 +213,43 @@ export function prepareRoll(request: RollRequest, options?: PrepareOptions): Pre
     );
   }
 
-  // The request's advantage goes to the first plain d20 of the formula itself.
+  // The request's advantage goes to the first plain d20 of the formula itself, wherever it
+  // stands in written order; a pool group's terms are kept by their group, so none is plain.
   let advantaged: DiceNode | undefined;
   if (advantage !== 'normal') {
-    advantaged = formula.terms.find(
-      (term): term is DiceNode =>
-        term.kind === 'dice' &&
+    advantaged = terms.find(
+      ({ term, pool, item }) =>
+        item === 'formula' &&
+        pool === undefined &&
         term.sides === 20 &&
+        term.faces === undefined &&
         !term.modifiers.some((m) => m.kind === 'keep' || m.kind === 'drop' || m.kind === 'advantage'),
-    );
+    )?.term;
   }
 
   const groups: GroupPlan[] = [];
   const deprecations: Deprecation[] = [];
+  const groupOf = arithmetic ? new Map<DiceNode, number>() : undefined;
+  const pools = new Map<GroupNode, { first: number; size: number; keep: KeepRule; keepAmount: number }>();
   let diceCount = 0;
-  for (const { node, item } of fragments) {
-    for (const term of node.terms) {
-      if (term.kind !== 'dice') continue;
-      const group = planGroup(term, term === advantaged ? advantage : 'normal');
-      if (term === advantageTerm && term.count === 1) {
-        deprecations.push({ message: ADVANTAGE_DEPRECATION, item });
+  for (const { term, pool: poolGroup, item } of terms) {
+    let pool: PoolPlan | undefined;
+    if (poolGroup !== undefined) {
+      let found = pools.get(poolGroup);
+      if (found === undefined) {
+        found = { first: groups.length, size: 0, ...groupKeep(poolGroup) };
+        pools.set(poolGroup, found);
       }
-      groups.push(group);
-      diceCount += group.count;
+      found.size++;
+      pool = found;
     }
+    const group = planGroup(term, term === advantaged ? advantage : 'normal', poolGroup, pool);
+    if (term === advantageTerm && term.count === 1) {
+      deprecations.push({ message: ADVANTAGE_DEPRECATION, item });
+    }
+    groupOf?.set(term, groups.length);
+    groups.push(group);
+    diceCount += group.count;
   }
   const dicePerRoll = options?.dicePerRoll ?? LIMITS.dicePerRoll;
   if (diceCount > dicePerRoll) {
@@ -180,10 +275,14 @@ export function prepareRoll(request: RollRequest, options?: PrepareOptions): Pre
     tag: formula.tag?.word,
     diceCount,
     deprecations,
+    arithmetic: groupOf === undefined ? undefined : { formula, bonuses: preparedBonuses, groupOf },
   };
 }
 
-/** How many dice a request throws, from the parse alone (the batch budget needs it first). */
+/**
+ * How many dice a request throws, counted as the per-roll limit counts them, without rolling:
+ * prepareRoll's `diceCount` for callers that want only the number. Throws as prepareRoll does.
+ */
 export function countDice(request: RollRequest, options?: PrepareOptions): number {
   return prepareRoll(request, options).diceCount;
 }
@@ -206,18 +305,62 @@ function pushFlats(node: FormulaNode, modifiers: number[]): void {
   }
 }
 
-function planGroup(term: DiceNode, advantage: AdvantageState): GroupPlan {
+const EMPTY: readonly [number, number] = [1, 0];
+
+/** A group's keep/drop as a rule and an amount (All when it has none). */
+function groupKeep(group: GroupNode): { keep: KeepRule; keepAmount: number } {
+  for (const modifier of group.modifiers) {
+    if (modifier.kind === 'keep') {
+      return {
+        keep: modifier.mode === 'highest' ? KeepRule.KeepHighest : KeepRule.KeepLowest,
+        keepAmount: modifier.amount,
+      };
+    }
+    if (modifier.kind === 'drop') {
+      return {
+        keep: modifier.mode === 'highest' ? KeepRule.DropHighest : KeepRule.DropLowest,
+        keepAmount: modifier.amount,
+      };
+    }
+  }
+  return { keep: KeepRule.All, keepAmount: 0 };
+}
+
+/**
+ * A dice term's plan. A term of a pool group counts with the group's success and failure points
+ * (the parser allows it none of its own) and leaves keep/drop to the pool.
+ */
+function planGroup(
+  term: DiceNode,
+  advantage: AdvantageState,
+  poolGroup?: GroupNode,
+  pool?: PoolPlan,
+): GroupPlan {
   // The request's advantage (for the first plain d20) or the term's own adv/dis: never both.
   let keepOne = advantage;
   let count = term.count;
   let keep: KeepRule = KeepRule.All;
   let keepAmount = 0;
   let explode: ExplodeRule = ExplodeRule.None;
+  let explodeRange = EMPTY;
   let rerollLimit = 0;
-  let rerollLow = 1;
-  let rerollHigh = 0;
+  let rerollRange = EMPTY;
   let multiplier = 1;
-  for (const modifier of term.modifiers) {
+  let successRange: readonly [number, number] | undefined;
+  let failureRange: readonly [number, number] | undefined;
+  const lowest = term.faces === undefined ? 1 : faceBounds(term)[0];
+  const highest = term.faces === undefined ? term.sides : faceBounds(term)[1];
+  let highRange: readonly [number, number] | undefined;
+  let lowRange: readonly [number, number] | undefined;
+  let clamped = false;
+  const modifiers: ReadonlyArray<DiceModifier | GroupModifier> =
+    poolGroup === undefined
+      ? term.modifiers
+      : [
+          ...term.modifiers,
+          ...poolGroup.modifiers.filter((m) => m.kind === 'success' || m.kind === 'failure'),
+        ];
+  for (const modifier of modifiers) {
     switch (modifier.kind) {
       case 'keep':
         keep = modifier.mode === 'highest' ? KeepRule.KeepHighest : KeepRule.KeepLowest;
@@ -231,14 +374,32 @@ function planGroup(term: DiceNode, advantage: AdvantageState): GroupPlan {
         keepOne = modifier.mode;
         break;
       case 'explode':
-        explode = modifier.penetrate ? ExplodeRule.Penetrate : ExplodeRule.Explode;
+        explode = modifier.compound
+          ? ExplodeRule.Compound
+          : modifier.penetrate
+            ? ExplodeRule.Penetrate
+            : ExplodeRule.Explode;
+        explodeRange = compareBounds(explodePoint(term, modifier));
         break;
       case 'reroll':
         rerollLimit = modifier.once ? 1 : LIMITS.rerollCap;
-        [rerollLow, rerollHigh] = rerollFaces(modifier.compare.operator, modifier.compare.value, term.sides);
+        rerollRange = compareBounds(modifier.compare);
         break;
       case 'multiply':
         multiplier = modifier.factor;
+        break;
+      case 'clamp':
+        clamped = true;
+        break;
+      case 'success':
+        successRange = compareBounds(modifier.compare);
+        break;
+      case 'failure':
+        failureRange = compareBounds(modifier.compare);
+        break;
+      case 'critical':
+        if (modifier.range === 'success') highRange = compareBounds(modifier.compare);
+        else lowRange = compareBounds(modifier.compare);
         break;
     }
   }
@@ -247,16 +408,46 @@ function planGroup(term: DiceNode, advantage: AdvantageState): GroupPlan {
     keepAmount = 1;
     count = Math.max(count, 2);
   }
+  const [clampLow, clampHigh] = clamped ? clampBounds(term) : [lowest, highest];
+  const recordThrows = rerollLimit > 0 || explode !== ExplodeRule.None;
   return {
     sides: term.sides,
+    faces: term.faces,
     count,
     sign: term.sign,
     multiplier,
     keep,
     keepAmount,
     explode,
+    explodeLow: explodeRange[0],
+    explodeHigh: explodeRange[1],
     rerollLimit,
-    rerollLow,
-    rerollHigh,
+    rerollLow: rerollRange[0],
+    rerollHigh: rerollRange[1],
+    clamped,
+    clampLow,
+    clampHigh,
+    countSuccesses: successRange !== undefined,
+    successLow: (successRange ?? EMPTY)[0],
+    successHigh: (successRange ?? EMPTY)[1],
+    countFailures: failureRange !== undefined,
+    failureLow: (failureRange ?? EMPTY)[0],
+    failureHigh: (failureRange ?? EMPTY)[1],
+    highLow: highRange === undefined ? highest : highRange[0],
+    highHigh: highRange === undefined ? highest : highRange[1],
+    lowLow: lowRange === undefined ? lowest : lowRange[0],
+    lowHigh: lowRange === undefined ? lowest : lowRange[1],
+    recordThrows,
+    plain:
+      pool === undefined &&
+      !recordThrows &&
+      keep === KeepRule.All &&
+      term.faces === undefined &&
+      !clamped &&
+      successRange === undefined &&
+      highRange === undefined &&
+      lowRange === undefined,
+    label: term.label?.text,
+    pool,
   };
 }

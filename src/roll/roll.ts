@@ -3,18 +3,29 @@
 // object is created per die.
 
 import { RandomSourceError, TooManyThrowsError } from '../errors.js';
+import type { DiceNode } from '../formula/ast.js';
+import { type Evaluated, evaluateTerms } from '../formula/evaluate.js';
+import { Rational } from '../formula/rational.js';
 import { LIMITS } from '../limits.js';
 import {
   type Deprecation,
   ExplodeRule,
   type GroupPlan,
   KeepRule,
+  type PoolPlan,
   type PreparedRoll,
   type PrepareOptions,
   prepareRoll,
 } from './prepare.js';
 import { cryptoRandom, WordSampler } from './random.js';
-import type { DieGroup, RandomSource, RollRequest, RollResponse } from './types.js';
+import type {
+  DieGroup,
+  DieThrow,
+  ExpressionResult,
+  RandomSource,
+  RollRequest,
+  RollResponse,
+} from './types.js';
 
 export interface RollOptions {
   /** Where dice come from (default: the pooled node:crypto sampler). Tests inject their own. */
@@ -47,19 +58,23 @@ function spend(throws: number): void {
 
 const EXPLODE_CAP = LIMITS.explodeCap;
 
-// Scratch space for one group, reused by every roll: rolling is synchronous, so no two groups
-// ever use it at once. A group never throws more than diceCountMax original dice.
-const SCRATCH_DICE = Math.max(LIMITS.diceCountMax, 2);
-/** Index in `results` of each die's final throw (its chain starts there). */
-const chainStart = new Int32Array(SCRATCH_DICE);
-/** Index in `results` just past each die's chain. */
-const chainEnd = new Int32Array(SCRATCH_DICE);
-/** Each die's value: final throw plus explosion extras. */
-const dieValue = new Float64Array(SCRATCH_DICE);
+// Scratch space for the dice being rolled, reused by every roll: rolling is synchronous, so no
+// two rolls ever use it at once. Indexed by die: a dice term, and a pool group, throws at most
+// diceCountMax dice (the parser checks both). `const`, so the hot loops read them directly.
+const capacity = Math.max(LIMITS.diceCountMax, 2);
+/** Index in a group's `results` of each die's final throw (its chain starts there). */
+const chainStart = new Int32Array(capacity);
+/** Index in a group's `results` just past each die's chain. */
+const chainEnd = new Int32Array(capacity);
+/** Each die's value: final throw plus explosion extras (as recorded). */
+const dieValue = new Float64Array(capacity);
+/** The face each die's final throw showed, before clamping (natural flags read it). */
+const dieFace = new Float64Array(capacity);
 /** 1 when the die counts. */
-const dieKept = new Uint8Array(SCRATCH_DICE);
+const dieKept = new Uint8Array(capacity);
 /** Dice indices ordered for keep/drop. */
-const order = new Int32Array(SCRATCH_DICE);
+const order = new Int32Array(capacity);
+
 /** Groups up to this many dice are ordered for keep/drop by insertion sort. */
 const SMALL_GROUP = 16;
 /** Face counts for sorting `kept` of dice with few sides. */
@@ -87,7 +102,14 @@ export function rollPrepared(prepared: PreparedRoll, options?: RollOptions): Rol
   budget = options?.throwBudget;
   try {
     for (let g = 0; g < groups.length; g++) {
-      const group = rollGroup(groups[g]!, random);
+      const plan = groups[g]!;
+      if (plan.pool !== undefined) {
+        rollPool(groups, plan.pool, random, dice);
+        for (let m = g; m < g + plan.pool.size; m++) total += dice[m]!.total;
+        g += plan.pool.size - 1;
+        continue;
+      }
+      const group = rollGroup(plan, random);
       dice[g] = group;
       total += group.total;
     }
@@ -103,7 +125,76 @@ export function rollPrepared(prepared: PreparedRoll, options?: RollOptions): Rol
     advantageState: prepared.advantageState,
   };
   if (prepared.tag !== undefined) response.tag = prepared.tag;
+  if (prepared.arithmetic !== undefined) {
+    const expression = evaluateRoll(prepared.arithmetic, dice);
+    response.total = expression.value.floor().toNumber() || 0;
+    response.expression = expression.node;
+  }
   return response;
+}
+
+/**
+ * The evaluated tree of a roll with arithmetic: the formula's root, or with bonuses the `+` node
+ * over it and each bonus (an integer as a number node, a fragment as its own root).
+ */
+function evaluateRoll(
+  arithmetic: NonNullable<PreparedRoll['arithmetic']>,
+  dice: readonly DieGroup[],
+): Evaluated {
+  const lookup = (term: DiceNode) => {
+    const group = arithmetic.groupOf.get(term)!;
+    const rolled = dice[group]!;
+    return { group, total: rolled.total, successes: rolled.successes, failures: rolled.failures };
+  };
+  const root = evaluateTerms(arithmetic.formula.terms, lookup);
+  if (arithmetic.bonuses.length === 0) return root;
+  const parts = [root];
+  for (const bonus of arithmetic.bonuses) {
+    parts.push(
+      'value' in bonus
+        ? { value: Rational.of(bonus.value), node: { type: 'number', value: bonus.value } }
+        : evaluateTerms(bonus.node.terms, lookup),
+    );
+  }
+  let value = Rational.of(0);
+  for (const part of parts) value = value.add(part.value);
+  const node: ExpressionResult = {
+    type: 'operation',
+    operator: '+',
+    value: value.toNumber(),
+    ...(value.isInteger() ? {} : { exact: value.toString() }),
+    operands: parts.map((part) => part.node),
+  };
+  return { value, node };
+}
+
+/**
+ * A pool group (`{4d6+3d8}kh3`): every term's dice are thrown in written order, the group's
+ * keep/drop ranks all of them as one pool, and each term's DieGroup records its share.
+ */
+function rollPool(
+  groups: readonly GroupPlan[],
+  pool: PoolPlan,
+  random: RandomSource,
+  dice: DieGroup[],
+): void {
+  let size = 0;
+  for (let m = pool.first; m < pool.first + pool.size; m++) size += groups[m]!.count;
+  const thrown: Thrown[] = [];
+  let base = 0;
+  for (let m = pool.first; m < pool.first + pool.size; m++) {
+    thrown.push(throwGroup(groups[m]!, random, base));
+    base += groups[m]!.count;
+  }
+  selectKept(pool.keep, pool.keepAmount, 0, size);
+  base = 0;
+  for (let m = pool.first; m < pool.first + pool.size; m++) {
+    const plan = groups[m]!;
+    let keptDice = 0;
+    for (let d = base; d < base + plan.count; d++) keptDice += dieKept[d]!;
+    dice[m] = finishGroup(plan, thrown[m - pool.first]!, base, keptDice);
+    base += plan.count;
+  }
 }
 
 /**
@@ -127,37 +218,55 @@ function checkedSource(random: RandomSource): RandomSource {
 }
 
 function rollGroup(plan: GroupPlan, random: RandomSource): DieGroup {
-  const { sides, count } = plan;
-  if (plan.keep === KeepRule.All && plan.rerollLimit === 0 && plan.explode === ExplodeRule.None) {
-    return rollPlainGroup(plan, random);
-  }
-  let results: number[];
+  if (plan.plain) return rollPlainGroup(plan, random);
+  const thrown = throwGroup(plan, random, 0);
+  const keptDice = selectKept(plan.keep, plan.keepAmount, 0, plan.count);
+  return finishGroup(plan, thrown, 0, keptDice);
+}
+
+/** What throwing a group's dice recorded (per-die facts are in the scratch arrays). */
+interface Thrown {
+  results: number[];
+  throws: DieThrow[] | undefined;
+}
+
+/** Throws a group's dice into the scratch arrays at dice `base..base+count`. */
+function throwGroup(plan: GroupPlan, random: RandomSource, base: number): Thrown {
   // Only the random source can throw while dice are thrown (the rest is array writes), so one
   // handler around the loop maps its failures without a try block per die.
   try {
-    results =
-      plan.rerollLimit === 0 && plan.explode === ExplodeRule.None
-        ? throwPlainDice(plan, random)
-        : throwDice(plan, random);
+    if (
+      plan.rerollLimit === 0 &&
+      plan.explode === ExplodeRule.None &&
+      !plan.clamped &&
+      plan.faces === undefined
+    ) {
+      return { results: throwPlainDice(plan, random, base), throws: undefined };
+    }
+    return throwDice(plan, random, base);
   } catch (cause) {
     throw asRandomSourceError(cause);
   }
+}
 
-  const keptDice = selectKept(plan.keep, plan.keepAmount, count);
-
+/** A group's DieGroup once its dice are thrown and `dieKept` marks the `keptDice` dice that count. */
+function finishGroup(plan: GroupPlan, thrown: Thrown, base: number, keptDice: number): DieGroup {
+  const { count } = plan;
+  const { results } = thrown;
+  const compound = plan.explode === ExplodeRule.Compound;
   // Flags and the kept values; a die's chain shares its flag, rerolled-away throws are false.
   const length = results.length;
   let keptFlags: boolean[];
   let kept: number[];
   let sum = 0;
-  if (keptDice === count && plan.rerollLimit === 0) {
+  if (keptDice === count && (plan.rerollLimit === 0 || compound)) {
     keptFlags = new Array<boolean>(length).fill(true);
     kept = results.slice();
-    for (let d = 0; d < count; d++) sum += dieValue[d]!;
+    for (let d = base; d < base + count; d++) sum += dieValue[d]!;
   } else {
     keptFlags = new Array<boolean>(length).fill(false);
     kept = [];
-    for (let d = 0; d < count; d++) {
+    for (let d = base; d < base + count; d++) {
       if (dieKept[d] === 0) continue;
       sum += dieValue[d]!;
       const end = chainEnd[d]!;
@@ -167,30 +276,81 @@ function rollGroup(plan: GroupPlan, random: RandomSource): DieGroup {
       }
     }
   }
-  sortDescending(kept, sides);
+  // Values of a standard die without compounding lie in 0..sides: they may be counted.
+  sortDescending(kept, plan.faces === undefined && !compound ? plan.sides : 0);
 
   let naturalHigh = false;
   let naturalLow = false;
   if (keptDice === 1) {
-    let d = 0;
+    let d = base;
     while (dieKept[d] === 0) d++;
-    const final = results[chainStart[d]!]!;
-    naturalHigh = final === sides;
-    naturalLow = final === 1;
+    const face = dieFace[d]!;
+    naturalHigh = face >= plan.highLow && face <= plan.highHigh;
+    naturalLow = face >= plan.lowLow && face <= plan.lowHigh;
   }
 
-  return {
-    sides,
+  let total = sum;
+  let successes: number | undefined;
+  let failures: number | undefined;
+  if (plan.countSuccesses) {
+    successes = 0;
+    failures = 0;
+    for (const value of kept) {
+      if (value >= plan.successLow && value <= plan.successHigh) successes++;
+      if (value >= plan.failureLow && value <= plan.failureHigh) failures++;
+    }
+    total = successes - failures;
+    if (!plan.countFailures) failures = undefined;
+  }
+  return dieGroup(
+    plan,
+    results,
+    kept,
+    keptFlags,
+    total,
+    naturalHigh,
+    naturalLow,
+    successes,
+    failures,
+    thrown.throws,
+  );
+}
+
+/**
+ * The one place a DieGroup is built. `amount` is the sum of the kept values, or the successes
+ * minus failures when the term counts them; the optional fields appear only when they apply.
+ */
+function dieGroup(
+  plan: GroupPlan,
+  results: number[],
+  kept: number[],
+  keptFlags: boolean[],
+  amount: number,
+  naturalHigh: boolean,
+  naturalLow: boolean,
+  successes: number | undefined,
+  failures: number | undefined,
+  throws: DieThrow[] | undefined,
+): DieGroup {
+  const group: DieGroup = {
+    sides: plan.sides,
     sign: plan.sign,
     results,
     kept,
     keptFlags,
     multiplier: plan.multiplier,
     // `|| 0`: a negative group summing to 0 is 0, not -0.
-    total: plan.sign * plan.multiplier * sum || 0,
+    total: plan.sign * plan.multiplier * amount || 0,
     naturalHigh,
     naturalLow,
   };
+  if (plan.faces !== undefined) group.faces = plan.faces.slice();
+  if (plan.label !== undefined) group.label = plan.label;
+  if (successes !== undefined) group.successes = successes;
+  if (failures !== undefined) group.failures = failures;
+  if (plan.explode === ExplodeRule.Compound) group.compounded = true;
+  if (throws !== undefined) group.throws = throws;
+  return group;
 }
 
 /**
@@ -214,48 +374,82 @@ function throwFaces(sides: number, count: number, random: RandomSource): number[
   return results;
 }
 
-/** Dice that neither reroll nor explode: one throw each. */
-function throwPlainDice(plan: GroupPlan, random: RandomSource): number[] {
+/** Standard dice that neither reroll, explode nor clamp: one throw each. */
+function throwPlainDice(plan: GroupPlan, random: RandomSource, base: number): number[] {
   const { count } = plan;
   const results = throwFaces(plan.sides, count, random);
   for (let d = 0; d < count; d++) {
-    chainStart[d] = d;
-    chainEnd[d] = d + 1;
-    dieValue[d] = results[d]!;
+    chainStart[base + d] = d;
+    chainEnd[base + d] = d + 1;
+    dieValue[base + d] = results[d]!;
+    dieFace[base + d] = results[d]!;
   }
   return results;
 }
 
-/** Throws every die: its rerolled-away throws, its final throw, then its explosion extras. */
-function throwDice(plan: GroupPlan, random: RandomSource): number[] {
-  const { sides, count, explode, rerollLimit, rerollLow, rerollHigh } = plan;
+/** One recorded throw; `face` only when it differs from the recorded value. */
+function dieThrow(die: number, kind: DieThrow['kind'], value: number, face: number): DieThrow {
+  return face === value ? { die, kind, value } : { die, kind, value, face };
+}
+
+/**
+ * Throws every die in the fixed order: throw, clamp, reroll (on the clamped value), explode (on
+ * the clamped value; a penetrating extra recorded minus 1 after the test), compound. `results`
+ * gets a die's rerolled-away throws, its final throw, then its extras; with compounding, one
+ * merged value per die instead. `throws` gets every throw when the plan records them.
+ */
+function throwDice(plan: GroupPlan, random: RandomSource, base: number): Thrown {
+  const { sides, faces, count, explode, rerollLimit, rerollLow, rerollHigh, clampLow, clampHigh } = plan;
+  const { explodeLow, explodeHigh } = plan;
+  const compound = explode === ExplodeRule.Compound;
+  const penalty = explode === ExplodeRule.Penetrate ? 1 : 0;
   const results: number[] = [];
-  // Checked once per die: a chain overshoots the budget by at most the caps' 201 throws.
+  const throws: DieThrow[] | undefined = plan.recordThrows ? [] : undefined;
+  // Counted per throw, spent once per die: a chain overshoots the budget by at most the caps.
+  let thrown = 0;
   const most = budget === undefined ? Number.POSITIVE_INFINITY : budget.left;
   for (let d = 0; d < count; d++) {
-    if (results.length > most) spend(results.length);
-    let face = random.die(sides);
-    for (let rerolls = 0; rerolls < rerollLimit && face >= rerollLow && face <= rerollHigh; rerolls++) {
-      results.push(face);
-      face = random.die(sides);
+    if (thrown > most) spend(thrown);
+    thrown++;
+    let face = faces === undefined ? random.die(sides) : faces[random.die(sides) - 1]!;
+    let value = Math.min(Math.max(face, clampLow), clampHigh);
+    let kind: DieThrow['kind'] = 'roll';
+    for (let rerolls = 0; rerolls < rerollLimit && value >= rerollLow && value <= rerollHigh; rerolls++) {
+      if (!compound) results.push(value);
+      throws?.push(dieThrow(d, kind, value, face));
+      kind = 'reroll';
+      thrown++;
+      face = faces === undefined ? random.die(sides) : faces[random.die(sides) - 1]!;
+      value = Math.min(Math.max(face, clampLow), clampHigh);
     }
-    chainStart[d] = results.length;
-    results.push(face);
-    let value = face;
-    if (explode !== ExplodeRule.None && face === sides) {
-      const penalty = explode === ExplodeRule.Penetrate ? 1 : 0;
-      let raw = face;
-      for (let extras = 0; extras < EXPLODE_CAP && raw === sides; extras++) {
-        raw = random.die(sides);
-        results.push(raw - penalty);
-        value += raw - penalty;
+    const start = results.length;
+    if (!compound) results.push(value);
+    throws?.push(dieThrow(d, kind, value, face));
+    dieFace[base + d] = face;
+    let sum = value;
+    if (explode !== ExplodeRule.None) {
+      let tested = value;
+      for (let extras = 0; extras < EXPLODE_CAP && tested >= explodeLow && tested <= explodeHigh; extras++) {
+        thrown++;
+        const extraFace = faces === undefined ? random.die(sides) : faces[random.die(sides) - 1]!;
+        tested = Math.min(Math.max(extraFace, clampLow), clampHigh);
+        const recorded = tested - penalty;
+        if (!compound) results.push(recorded);
+        throws?.push(dieThrow(d, 'explode', recorded, extraFace));
+        sum += recorded;
       }
     }
-    chainEnd[d] = results.length;
-    dieValue[d] = value;
+    if (compound) {
+      chainStart[base + d] = results.length;
+      results.push(sum);
+    } else {
+      chainStart[base + d] = start;
+    }
+    chainEnd[base + d] = results.length;
+    dieValue[base + d] = sum;
   }
-  spend(results.length);
-  return results;
+  spend(thrown);
+  return { results, throws };
 }
 
 /** The most common group (`3d6`, `999d6`): one throw per die, every die kept. */
@@ -272,41 +466,44 @@ function rollPlainGroup(plan: GroupPlan, random: RandomSource): DieGroup {
   const kept = results.slice();
   sortDescending(kept, sides);
   const single = count === 1 ? results[0] : undefined;
-  return {
-    sides,
-    sign: plan.sign,
+  const keptFlags = new Array<boolean>(count).fill(true);
+  return dieGroup(
+    plan,
     results,
     kept,
-    keptFlags: new Array<boolean>(count).fill(true),
-    multiplier: plan.multiplier,
-    total: plan.sign * plan.multiplier * sum || 0,
-    naturalHigh: single === sides,
-    naturalLow: single === 1,
-  };
+    keptFlags,
+    sum,
+    single === sides,
+    single === 1,
+    undefined,
+    undefined,
+    undefined,
+  );
 }
 
 /**
- * Marks in `dieKept` which of the `count` dice count, and returns how many. Ties are broken by
- * position: of equal values the earlier die is chosen first, kept first by a keep and dropped
- * first by a drop (docs/language.md "Ties").
+ * Marks in `dieKept` which of the `count` dice from `base` count, and returns how many. Ties are
+ * broken by position: of equal values the earlier die is chosen first, kept first by a keep and
+ * dropped first by a drop (docs/language.md "Ties").
  */
-function selectKept(rule: KeepRule, amount: number, count: number): number {
+function selectKept(rule: KeepRule, amount: number, base: number, count: number): number {
+  const end = base + count;
   if (rule === KeepRule.All) {
-    dieKept.fill(1, 0, count);
+    dieKept.fill(1, base, end);
     return count;
   }
   const keeping = rule === KeepRule.KeepHighest || rule === KeepRule.KeepLowest;
   if (amount >= count) {
-    dieKept.fill(keeping ? 1 : 0, 0, count);
+    dieKept.fill(keeping ? 1 : 0, base, end);
     return keeping ? count : 0;
   }
   const highestFirst = rule === KeepRule.KeepHighest || rule === KeepRule.DropHighest;
   // The `amount` dice chosen are the first in (value, then position) order.
-  dieKept.fill(keeping ? 0 : 1, 0, count);
+  dieKept.fill(keeping ? 0 : 1, base, end);
   const mark = keeping ? 1 : 0;
   if (amount === 1) {
-    let best = 0;
-    for (let d = 1; d < count; d++) {
+    let best = base;
+    for (let d = base + 1; d < end; d++) {
       const v = dieValue[d]!;
       const b = dieValue[best]!;
       if (highestFirst ? v > b : v < b) best = d;
@@ -317,9 +514,9 @@ function selectKept(rule: KeepRule, amount: number, count: number): number {
       // A few dice (4d6kh3): an insertion sort in place beats a typed-array view and a
       // comparator callback per comparison. Stable, so ties keep the earlier die first.
       const sign = highestFirst ? -1 : 1;
-      for (let d = 0; d < count; d++) {
+      for (let d = base; d < end; d++) {
         const value = sign * dieValue[d]!;
-        let at = d;
+        let at = d - base;
         while (at > 0 && sign * dieValue[order[at - 1]!]! > value) {
           order[at] = order[at - 1]!;
           at--;
@@ -328,7 +525,7 @@ function selectKept(rule: KeepRule, amount: number, count: number): number {
       }
       for (let i = 0; i < amount; i++) dieKept[order[i]!] = mark;
     } else {
-      for (let d = 0; d < count; d++) order[d] = d;
+      for (let d = 0; d < count; d++) order[d] = base + d;
       const chosen = order.subarray(0, count);
       chosen.sort(highestFirst ? byValueDescending : byValueAscending);
       for (let i = 0; i < amount; i++) dieKept[chosen[i]!] = mark;
@@ -345,7 +542,10 @@ function byValueAscending(a: number, b: number): number {
   return dieValue[a]! - dieValue[b]! || a - b;
 }
 
-/** Sorts throws (each in 0..sides) highest first, by counting when the die is small. */
+/**
+ * Sorts values highest first, by counting when every value lies in 0..sides and the die is
+ * small (`sides` 0: values of any size, compared).
+ */
 function sortDescending(values: number[], sides: number): void {
   const n = values.length;
   if (n < 2) return;
@@ -361,7 +561,7 @@ function sortDescending(values: number[], sides: number): void {
     }
     return;
   }
-  if (sides <= COUNTING_SORT_SIDES) {
+  if (sides > 0 && sides <= COUNTING_SORT_SIDES) {
     faceCounts.fill(0, 0, sides + 1);
     for (let i = 0; i < n; i++) faceCounts[values[i]!]!++;
     let i = 0;

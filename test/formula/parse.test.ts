@@ -81,13 +81,22 @@ describe('errors', () => {
     ['1d6r<', 6, ['a number to compare with']],
     ['', 1, ['a term (dice like 2d6, or a number)', 'a sign (+ or -)']],
     ['1d20+', 6, ['a term (dice like 2d6, or a number)']],
-    ['4x', 2, ['the letter d', 'a sign (+ or -)', 'the end of the formula']],
+    ['4x', 2, ['an operator (* or /)', 'the letter d', 'a sign (+ or -)', 'the end of the formula']],
   ] as const)('%j fails at column %i expecting %j', (text, column, expected) => {
     const error = parseError(text);
     expect(error.column).toBe(column);
     expect(error.expected).toEqual(expected);
     expect(error.item).toBe('formula');
     expect(error.code).toBe('invalid_formula');
+  });
+
+  it('only syntax errors and rule violations are invalid_formula: any other fault propagates', () => {
+    // A number where text belongs makes the generated parser itself fail: a bug of the caller,
+    // which must surface as such (a 500 upstream), not as a 400 about the formula.
+    const notText = 42 as unknown as string;
+    expect(() => parseFormula(notText)).toThrow(TypeError);
+    expect(() => parseFormula(notText)).not.toThrow(FormulaError);
+    expect(() => parseFragment(notText)).toThrow(TypeError);
   });
 
   it('names the item it was given', () => {
@@ -98,8 +107,9 @@ describe('errors', () => {
   });
 
   it('describes characters a formula cannot contain instead of quoting them', () => {
-    const error = parseError('2d6<script>alert(1)</script>');
-    expect(error.column).toBe(4);
+    // After a dice term `<` starts a success point (2d6<3), so the markup follows a sign here.
+    const error = parseError('2d6+<script>alert(1)</script>');
+    expect(error.column).toBe(5);
     expect(error.message).not.toMatch(/[<>]/);
     expect(error.message).toContain('a less-than sign');
     expect(parseError('1d6"').message).toContain('a character that a formula cannot contain');
@@ -126,13 +136,32 @@ describe('errors', () => {
 });
 
 /** Characters a formula is made of, plus markup and whitespace, to reach deep into the grammar. */
-const FORMULA_CHARS = [...'0123456789dD%+-khlKLadvisrRoO!pPxX<>= \tfire', '<script>', '20', '6'];
+const FORMULA_CHARS = [
+  ...'0123456789dD%+-khlKLadvisrRoO!pPxX<>= \tfire',
+  '<script>',
+  '20',
+  '6',
+  // Second edition: brackets, operators, functions, groups, custom faces, labels, new modifiers.
+  ...'()*/{},[]F',
+  '!!',
+  'min',
+  'max',
+  'floor(',
+  'round(',
+  'abs(',
+  'cs',
+  'cf',
+  "[fire ' x]",
+  '{1,2}',
+  '>=',
+  '((((((((',
+];
 
 function checkTotal(text: string, tags?: readonly string[]): void {
   try {
     const ast = parseFormula(text, { tags });
     expect(ast.kind).toBe('formula');
-    expect(ast.terms.some((term) => term.kind === 'dice')).toBe(true);
+    expect(JSON.stringify(ast)).toMatch(/"kind":"dice"/);
   } catch (error) {
     if (!(error instanceof FormulaError)) throw error;
     expect(error.message).not.toContain('<');
@@ -177,12 +206,62 @@ describe('totality', () => {
     );
     fc.assert(
       fc.property(
-        fc.constantFrom('1d20+7', '4d6kh3', '2d20adv', '2d6 fire'),
+        fc.constantFrom(
+          '1d20+7',
+          '4d6kh3',
+          '2d20adv',
+          '2d6 fire',
+          '(1d8+4)*2',
+          '{1d8!,1d6!}kh1',
+          '6d10>=8f1',
+        ),
         fc.nat(10),
         odd,
         (formula, at, char) => checkTotal(formula.slice(0, at) + char + formula.slice(at), ['fire']),
       ),
       { numRuns: 1000 },
+    );
+  });
+});
+
+describe('totality of the second edition', () => {
+  it('deeply nested or long bracket strings parse or throw FormulaError, never anything else', () => {
+    for (const open of ['(', '{', 'floor(', 'max(1,']) {
+      for (const depth of [16, 17, 40, 100]) {
+        const text = `${open.repeat(depth)}1d6`.slice(0, LIMITS.formulaMaxLength);
+        checkTotal(text);
+        checkTotal(`${text}${')'.repeat(depth)}`.slice(0, LIMITS.formulaMaxLength));
+      }
+    }
+  });
+
+  it('random well-nested strings of the new syntax parse or throw FormulaError', () => {
+    const atom = fc.constantFrom('1d6', '2', 'dF', 'd{1,2}', '4d6kh3', '6d10>=8f1', '3d6!!', '2d6min3[x]');
+    const expr: fc.Arbitrary<string> = fc.letrec<{ e: string }>((tie) => ({
+      e: fc.oneof(
+        { depthSize: 'small' },
+        atom,
+        fc
+          .tuple(tie('e'), fc.constantFrom('+', '-', '*', '/', ' + '), tie('e'))
+          .map(([a, op, b]) => `${a}${op}${b}`),
+        tie('e').map((e) => `(${e})`),
+        fc
+          .tuple(
+            fc.constantFrom('floor', 'abs', 'max', 'min'),
+            fc.array(tie('e'), { minLength: 1, maxLength: 3 }),
+          )
+          .map(([f, args]) => `${f}(${args.join(', ')})`),
+        fc
+          .tuple(
+            fc.array(tie('e'), { minLength: 1, maxLength: 3 }),
+            fc.constantFrom('', 'kh1', '>=3', 'dl1f1'),
+          )
+          .map(([items, mod]) => `{${items.join(',')}}${mod}`),
+      ),
+    })).e;
+    fc.assert(
+      fc.property(expr, (text) => checkTotal(text.slice(0, LIMITS.formulaMaxLength))),
+      { numRuns: 2000 },
     );
   });
 });

@@ -11,6 +11,7 @@ import {
   type SamplingMethod,
   WordSampler,
 } from '../../src/index.js';
+import { ALPHA, chiSquareCritical, chiSquareSurvival } from '../support/chi-square.js';
 
 class WordsExhausted extends Error {}
 
@@ -118,67 +119,6 @@ describe('no modulo bias', () => {
 
 // --- chi-square -------------------------------------------------------------------------------
 
-/** ln Γ(z) by Lanczos (g = 7, n = 9): about 15 significant digits for z > 0. */
-function lnGamma(z: number): number {
-  const c = [
-    0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059,
-    12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7,
-  ];
-  const x = z - 1;
-  let sum = c[0]!;
-  for (let i = 1; i < 9; i++) sum += c[i]! / (x + i);
-  const t = x + 7.5;
-  return 0.5 * Math.log(2 * Math.PI) + (x + 0.5) * Math.log(t) - t + Math.log(sum);
-}
-
-/** Regularized upper incomplete gamma Q(a, x) (series below a+1, continued fraction above). */
-function gammaQ(a: number, x: number): number {
-  const lnFront = -x + a * Math.log(x) - lnGamma(a);
-  if (x < a + 1) {
-    let term = 1 / a;
-    let sum = term;
-    for (let n = 1; n < 10_000 && Math.abs(term) > Math.abs(sum) * 1e-16; n++) {
-      term *= x / (a + n);
-      sum += term;
-    }
-    return 1 - sum * Math.exp(lnFront);
-  }
-  // Lentz's method.
-  const tiny = 1e-300;
-  let b = x + 1 - a;
-  let c = 1 / tiny;
-  let d = 1 / b;
-  let h = d;
-  for (let i = 1; i < 10_000; i++) {
-    const an = -i * (i - a);
-    b += 2;
-    d = an * d + b;
-    if (Math.abs(d) < tiny) d = tiny;
-    c = b + an / c;
-    if (Math.abs(c) < tiny) c = tiny;
-    d = 1 / d;
-    const delta = d * c;
-    h *= delta;
-    if (Math.abs(delta - 1) < 1e-16) break;
-  }
-  return Math.exp(lnFront) * h;
-}
-
-/** P(X >= x) for X chi-square with `dof` degrees of freedom. */
-const chiSquareSurvival = (x: number, dof: number): number => gammaQ(dof / 2, x / 2);
-
-/** The x with survival `alpha`, by bisection. */
-function chiSquareCritical(dof: number, alpha: number): number {
-  let low = 0;
-  let high = 10_000;
-  for (let i = 0; i < 200; i++) {
-    const mid = (low + high) / 2;
-    if (chiSquareSurvival(mid, dof) > alpha) low = mid;
-    else high = mid;
-  }
-  return (low + high) / 2;
-}
-
 function chiSquare(sides: number, rolls: number): number {
   const random = createCryptoRandom();
   const counts = new Float64Array(sides + 1);
@@ -189,8 +129,6 @@ function chiSquare(sides: number, rolls: number): number {
   for (let face = 1; face <= sides; face++) statistic += (counts[face]! - expected) ** 2 / expected;
   return statistic;
 }
-
-const ALPHA = 1e-6;
 
 describe('fairness of the real CSPRNG (chi-square, alpha 1e-6)', () => {
   it('the critical values are right (chi-square tables: d6 35.888, d20 63.677)', () => {

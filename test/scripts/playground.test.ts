@@ -70,16 +70,16 @@ describe('playground', () => {
   });
 
   it('shows a caret under the error column', async () => {
-    const { stdout, code } = await playground('2d6<script>');
+    const { stdout, code } = await playground('2d6+<script>');
     expect(code).toBe(1);
     const lines = stdout.split('\n');
-    const at = lines.findIndex((line) => line.includes('2d6<script>'));
+    const at = lines.findIndex((line) => line.includes('2d6+<script>'));
     expect(at).toBeGreaterThanOrEqual(0);
     const formulaLine = lines[at]!;
     const caretLine = lines[at + 1]!;
     expect(caretLine.trimEnd().endsWith('^')).toBe(true);
     expect(formulaLine[caretLine.indexOf('^')]).toBe('<');
-    expect(stdout).toContain('Expected a dice modifier');
+    expect(stdout).toContain('Expected a term (dice like 2d6, or a number)');
   });
 
   it('prints a tree, the dice count and a marked sample roll', async () => {
@@ -89,6 +89,41 @@ describe('playground', () => {
     expect(stdout).toMatch(/dice: 4/);
     expect(stdout).toMatch(/total -?\d+/);
     expect((stdout.match(/\*/g) ?? []).length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('shows the second-edition forms: successes, failures, clamps, compounding, crit ranges', async () => {
+    const pool = await playground('6d10>=8f1', '--json');
+    const group = JSON.parse(pool.stdout).roll.dice[0];
+    expect(group.successes).toBeGreaterThanOrEqual(0);
+    const text = (await playground('6d10>=8f1+2d6min3+3d6!!+1d20cs>=19+4dF[fate]')).stdout;
+    expect(text).toMatch(/success when >= 8/);
+    expect(text).toMatch(/failure when = 1/);
+    expect(text).toMatch(/min 3/);
+    expect(text).toMatch(/compound on the largest face/);
+    expect(text).toMatch(/critical success when >= 19/);
+    expect(text).toMatch(/\d+ successes, \d+ failures/);
+    expect(text).toMatch(/\(\d+(\+\d+)*=\d+\)\*/);
+    expect(text).toMatch(/d\{-1,0,1\} \[fate\]/);
+    const clamped = (await playground('20d6min6')).stdout;
+    expect(clamped).toMatch(/(6~\* \| ){19}6~\*/);
+    // 100 dice: some extra shows a 2, recorded as 1 (missed with probability (8/9)^100 < 1e-5).
+    const penetrated = (await playground('100d3min2!p')).stdout;
+    expect(penetrated).toMatch(/!2~1/);
+  });
+
+  it("prints the evaluated expression tree with each node's value", async () => {
+    const { stdout, code } = await playground('{1d8!, 1d6!}kh1[trait]+floor((2d6+3)/2)');
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/group, item totals \[trait\]/);
+    expect(stdout).toMatch(/expression \(total = -?\d+, the root rounded down\)/);
+    expect(stdout).toMatch(/group \[trait\] = \d+/);
+    expect(stdout).toMatch(/item = \d+ kept/);
+    expect(stdout).toMatch(/item = \d+ dropped/);
+    expect(stdout).toMatch(/floor\(\) = \d+/);
+    expect(stdout).toMatch(/\/ = \d+(\/2)?/);
+    const json = JSON.parse((await playground('(1d8+4)*2', '--json')).stdout);
+    expect(json.roll.expression).toMatchObject({ type: 'operation', operator: '*' });
+    expect(json.roll.total).toBe(json.roll.expression.value);
   });
 
   it('--trace prints the rule trace of the runtime-compiled grammar', async () => {

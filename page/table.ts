@@ -1,8 +1,10 @@
 // A table in the page (docs/trust.md): create or join one (its id in the address to share), follow
-// its rolls live over Server-Sent Events, and check each entry here: its signature, its number
-// and its link to the entry before. A gap or a broken link is shown, never hidden.
-import type { Jwk, Receipt } from './types.js';
-import { GENESIS_PREV, receiptHash, verifySignature } from './verify.js';
+// its rolls live over Server-Sent Events, and check each entry here with the library's own
+// WebCrypto verifier (src/trust/verify.ts): its signature, its number and its link to the entry
+// before. A gap or a broken link is shown, never hidden.
+import { GENESIS_PREV, type Jwks } from '../src/trust/receipt.js';
+import { receiptHash, verifyReceipt } from '../src/trust/verify.js';
+import type { Receipt } from './types.js';
 
 export interface TableView {
   status: HTMLElement;
@@ -15,7 +17,7 @@ const TABLE_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 export class TableSession {
   private source: EventSource | undefined;
-  private jwks: Promise<Jwk[]> | undefined;
+  private jwks: Promise<Jwks> | undefined;
   /** Entries are checked one at a time, in the order they arrive. */
   private queue: Promise<void> = Promise.resolve();
   private lastSeq = 0;
@@ -24,10 +26,10 @@ export class TableSession {
 
   constructor(private readonly view: TableView) {}
 
-  private keys(): Promise<Jwk[]> {
-    this.jwks ??= fetch('/.well-known/jwks.json', { headers: { accept: 'application/json' } })
-      .then((response) => (response.ok ? response.json() : { keys: [] }))
-      .then((body: { keys?: Jwk[] }) => body.keys ?? []);
+  private keys(): Promise<Jwks> {
+    this.jwks ??= fetch('/.well-known/jwks.json', { headers: { accept: 'application/json' } }).then(
+      (response) => (response.ok ? (response.json() as Promise<Jwks>) : { keys: [] }),
+    );
     return this.jwks;
   }
 
@@ -75,8 +77,8 @@ export class TableSession {
     const seq = entry.seq ?? 0;
     if (seq <= this.lastSeq) return; // sent again after a reconnect
     const problems: string[] = [];
-    const signature = await verifySignature(entry, await this.keys());
-    if (signature) problems.push(signature);
+    const verified = await verifyReceipt(entry, await this.keys());
+    if (!verified.valid) problems.push(verified.reason);
     if (entry.table !== this.id) problems.push('entry of another table');
     if (seq !== this.lastSeq + 1) {
       const gap = document.createElement('li');
@@ -90,7 +92,7 @@ export class TableSession {
     }
     this.lastSeq = seq;
     try {
-      this.lastHash = await receiptHash(entry);
+      this.lastHash = await receiptHash(entry as unknown as Parameters<typeof receiptHash>[0]);
     } catch {
       this.lastHash = '';
     }

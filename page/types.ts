@@ -64,13 +64,6 @@ export interface Receipt {
   signature: string;
 }
 
-export interface Jwk {
-  kty: string;
-  crv: string;
-  x: string;
-  kid: string;
-}
-
 export interface ApiErrorBody {
   error?: { code?: string; message?: string };
 }

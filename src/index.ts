@@ -54,3 +54,8 @@ export type {
   RollResponse,
 } from './roll/types.js';
 export { ADVANTAGE_STATES } from './roll/types.js';
+export { canonicalJson } from './trust/canonical.js';
+export type { Ed25519Jwk, Jwks, Receipt, ReceiptBody, SignedRequest } from './trust/receipt.js';
+export { GENESIS_PREV } from './trust/receipt.js';
+export type { ChainResult, VerifyResult } from './trust/verify.js';
+export { jwkThumbprint, receiptHash, verifyChain, verifyReceipt } from './trust/verify.js';

@@ -59,6 +59,15 @@ export const LIMITS = {
   /** A die explodes at most this many times in a chain, and is rerolled at most this many times. */
   explodeCap: 100,
   rerollCap: 100,
+  /** Tables and receipts (docs/trust.md); each configurable by the env variable of the same name. */
+  tableRetentionDays: 30,
+  tableMaxEntries: 10_000,
+  tablesPerHour: 20,
+  sseConnectionsPerAddress: 20,
+  /** Entries one GET /v1/tables/{id}/rolls answer lists at most. */
+  tableRollsPerPage: 100,
+  /** Characters of a table id: 144 random bits in base64url. */
+  tableIdLength: 24,
 } as const;
 
 /** A tag: the trailing word a formula may end with. */

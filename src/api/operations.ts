@@ -5,16 +5,35 @@ import type { z } from 'zod';
 import type { ErrorStatus } from '../errors.js';
 import { LIMITS } from '../limits.js';
 import type { RandomSource } from '../roll/types.js';
+import type { Trust } from '../trust/service.js';
 import { VERSION } from '../version.js';
-import { rollBatch, rollOne } from './roll.js';
 import {
   BatchRollRequestSchema,
   BatchRollResponseSchema,
   HealthResponseSchema,
+  ReceiptSchema,
   RollQuerySchema,
   RollRequestSchema,
   RollResponseSchema,
 } from './schemas.js';
+import {
+  createTable,
+  publishedKeys,
+  rollBatchMaybeSigned,
+  rollOneMaybeSigned,
+  storedRoll,
+  tableRolls,
+  verify,
+} from './tables.js';
+import {
+  JwksSchema,
+  RollIdSchema,
+  TableCreatedSchema,
+  TableRollsQuerySchema,
+  TableRollsSchema,
+  VerifyRequestSchema,
+  VerifyResultSchema,
+} from './trust-schemas.js';
 
 /** The one logging call operations make (pino-compatible, so a request logger carries its id). */
 interface RollLog {
@@ -29,6 +48,10 @@ export interface DiceContext {
   dicePerBatch: number;
   /** Throws one request may make, rerolls and explosions included (THROWS_PER_REQUEST; default LIMITS.throwsPerRequest). */
   throwsPerRequest?: number;
+  /** Receipts and tables (docs/trust.md): the signing key and the store; absent, they answer 503. */
+  trust?: Trust | undefined;
+  /** The client address (as TRUST_PROXY decides), which table creations count against. */
+  address?: string | undefined;
 }
 
 /**
@@ -75,6 +98,9 @@ const operation = <I extends z.ZodType | undefined, O extends z.ZodType, K exten
 ) => entry;
 
 const ROLL_ERRORS = [400, 413, 429, 500] as const satisfies readonly ErrorStatus[];
+/** A roll that asks for a receipt or names a table also meets the store (docs/trust.md). */
+const SIGNED_ROLL_ERRORS = [400, 404, 409, 413, 429, 500, 503] as const satisfies readonly ErrorStatus[];
+const STORE_READ_ERRORS = [400, 404, 429, 500, 503] as const satisfies readonly ErrorStatus[];
 
 export const OPERATIONS = {
   roll: operation({
@@ -87,9 +113,9 @@ export const OPERATIONS = {
     summary: 'Roll a formula from the query string',
     description:
       'Rolls `formula` (send `+` as `%2B` in a URL) with an optional `advantage`. ' +
-      'Takes no bonuses or tags; use POST /v1/roll for those.',
-    errors: ROLL_ERRORS,
-    run: rollOne,
+      'Takes no bonuses or tags; use POST /v1/roll for those. `receipt=true` adds a signed receipt (docs/trust.md).',
+    errors: [400, 413, 429, 500, 503],
+    run: rollOneMaybeSigned,
   }),
 
   rollWith: operation({
@@ -101,9 +127,10 @@ export const OPERATIONS = {
     tags: ['dice'],
     summary: 'Roll a formula with bonuses and tags',
     description:
-      'Rolls a full RollRequest: formula, advantage, bonuses and the tags the formula may end with.',
-    errors: ROLL_ERRORS,
-    run: rollOne,
+      'Rolls a full RollRequest: formula, advantage, bonuses and the tags the formula may end with. ' +
+      '`"receipt": true` adds a signed receipt; `"table": "<id>"` signs the roll and appends it to that table (docs/trust.md).',
+    errors: SIGNED_ROLL_ERRORS,
+    run: rollOneMaybeSigned,
   }),
 
   batch: operation({
@@ -115,8 +142,78 @@ export const OPERATIONS = {
     tags: ['dice'],
     summary: 'Roll several formulas at once',
     description: `Rolls up to ${LIMITS.rollsPerBatch} requests in order. The dice of all rolls count against one batch budget (${LIMITS.dicePerBatch} by default); over it the whole batch is refused with too_many_dice.`,
+    errors: SIGNED_ROLL_ERRORS,
+    run: (input, ctx) => rollBatchMaybeSigned(input.rolls, ctx),
+  }),
+
+  createTable: operation({
+    kind: 'mutation',
+    method: 'POST',
+    path: '/v1/tables',
+    input: undefined,
+    output: TableCreatedSchema,
+    tags: ['tables'],
+    summary: 'Create a table',
+    description:
+      'Creates a shared dice tray. Every roll made with `"table": "<id>"` is signed and appended to its log. ' +
+      `Whoever holds the id may roll and read there. At most ${LIMITS.tablesPerHour} per address per hour by default.`,
+    errors: [429, 500, 503],
+    run: (_input, ctx) => createTable(ctx),
+  }),
+
+  tableRolls: operation({
+    kind: 'query',
+    method: 'GET',
+    path: '/v1/tables/{id}/rolls',
+    input: TableRollsQuerySchema,
+    output: TableRollsSchema,
+    tags: ['tables'],
+    summary: "A table's log",
+    description: `The entries with a sequence number above \`after\`, in order, at most ${LIMITS.tableRollsPerPage} at a time. New entries as they happen: GET /v1/tables/{id}/events (Server-Sent Events).`,
+    errors: STORE_READ_ERRORS,
+    run: (input, ctx) => tableRolls(input, ctx, LIMITS.tableRollsPerPage),
+  }),
+
+  storedRoll: operation({
+    kind: 'query',
+    method: 'GET',
+    path: '/v1/rolls/{rollId}',
+    input: RollIdSchema,
+    output: ReceiptSchema,
+    tags: ['tables'],
+    summary: 'A stored receipt',
+    description: 'Any receipt the service made and still keeps (at a table or not), by its id.',
+    errors: STORE_READ_ERRORS,
+    run: storedRoll,
+  }),
+
+  verifyReceipt: operation({
+    kind: 'mutation',
+    method: 'POST',
+    path: '/v1/receipts/verify',
+    input: VerifyRequestSchema,
+    output: VerifyResultSchema,
+    tags: ['tables'],
+    summary: 'Verify a receipt',
+    description:
+      'Checks a receipt against the keys of /.well-known/jwks.json, for callers that cannot verify Ed25519 themselves. ' +
+      'An invalid receipt is a 200 with `valid: false` and the reason.',
     errors: ROLL_ERRORS,
-    run: (input, ctx) => rollBatch(input.rolls, ctx),
+    run: verify,
+  }),
+
+  jwks: operation({
+    kind: 'query',
+    method: 'GET',
+    path: '/.well-known/jwks.json',
+    input: undefined,
+    output: JwksSchema,
+    tags: ['tables'],
+    summary: 'The public keys that verify receipts',
+    description:
+      "JWKS (RFC 7517): the current Ed25519 key first, then retired ones; each `kid` is the key's RFC 7638 thumbprint.",
+    errors: [429, 500],
+    run: (_input, ctx) => publishedKeys(ctx),
   }),
 
   health: operation({

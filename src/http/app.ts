@@ -14,6 +14,7 @@ import { LIMITS } from '../limits.js';
 import { cryptoRandom } from '../roll/random.js';
 import type { RandomSource } from '../roll/types.js';
 import { exitIfPastGrace } from '../shutdown.js';
+import { Trust } from '../trust/service.js';
 import { PACKAGE_NAME, VERSION } from '../version.js';
 import { capConnections } from './connections.js';
 import { docsPlugin } from './docs.js';
@@ -22,6 +23,7 @@ import { buildOpenApiDocument } from './openapi.js';
 import { type BuiltPage, loadPage, registerPage } from './page.js';
 import { registerRateLimit } from './rate-limit.js';
 import { registerRestRoutes } from './routes.js';
+import { registerTableEvents } from './table-events.js';
 
 /** Test-only ways in; nothing here is reachable over HTTP. */
 export interface AppSeams {
@@ -33,6 +35,8 @@ export interface AppSeams {
   operations?: Readonly<Record<string, Operation>>;
   /** The page served at `/` to browsers (default: the one built into dist/page); null: none. */
   page?: BuiltPage | null;
+  /** Receipts and tables (default: from the configuration, closed with the app). */
+  trust?: Trust;
 }
 
 // Read once per process, like /docs' assets: tests build many apps.
@@ -129,12 +133,22 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
   app.setNotFoundHandler((request, reply) => replyWithError(request, reply, notFound, bodyLimit));
 
   const random = seams.random ?? cryptoRandom;
+  const trust = seams.trust ?? (await Trust.fromConfig(config, app.log));
+  if (seams.trust === undefined) app.addHook('onClose', () => trust.close());
   const contextOf = (request: FastifyRequest): DiceContext => ({
     log: request.log,
     random,
     dicePerRoll: config.dicePerRoll,
     dicePerBatch: config.dicePerBatch,
     throwsPerRequest: config.throwsPerRequest,
+    trust,
+    address: request.ip,
+  });
+
+  // A stream, not an operation: a hand-written route beside the table's.
+  registerTableEvents(app, {
+    trust,
+    replyWithError: (request, reply, error) => replyWithError(request, reply, error, bodyLimit),
   });
 
   const operations = seams.operations ?? OPERATIONS;

@@ -18,6 +18,7 @@ import {
   RequestError,
   statusDescription,
 } from '../errors.js';
+import { LIMITS } from '../limits.js';
 import { PACKAGE_NAME, VERSION } from '../version.js';
 import { declareHttpBehaviour } from './openapi-http.js';
 
@@ -55,6 +56,10 @@ function exampleOf(status: ErrorStatus, bodyLimitBytes: number, input: z.ZodType
       return new DiceError('rate_limited', MESSAGES.rateLimited).toBody();
     case 500:
       return new DiceError('internal_error', MESSAGES.unexpected).toBody();
+    case 409:
+      return new DiceError('table_full', MESSAGES.tableFull(LIMITS.tableMaxEntries)).toBody();
+    case 503:
+      return new DiceError('unavailable', MESSAGES.unavailable).toBody();
   }
 }
 

@@ -358,10 +358,7 @@ const rollFields = {
       'Total of the roll: the dice groups plus the modifiers, or with an `expression`, its root value rounded down.',
   }),
   advantageState: AdvantageStateSchema,
-  tag: z
-    .string()
-    .optional()
-    .meta({ description: 'The trailing tag word, when the formula ends with one.' }),
+  tag: z.string().optional().meta({ description: 'The trailing tag word, when the formula ends with one.' }),
   expression: z.optional(ExpressionNodeSchema).meta({
     description:
       'Present only when the formula or a bonus uses parentheses, *, /, a function or a group: the evaluated tree, each node with its value. Then `total` is its root value rounded down, and `modifiers` hold only the flat numbers of the top-level sum.',

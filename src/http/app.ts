@@ -1,5 +1,6 @@
 // The fastify application: the REST routes of the operation table, the tRPC endpoint, the
-// OpenAPI document, the index, CORS, rate limiting, body limit and the one error envelope.
+// OpenAPI document, the index and the page at / (src/http/page.ts), CORS, rate limiting, body
+// limit and the one error envelope.
 // It never listens: tests drive it with inject or a real port; src/server.ts serves it.
 import { type FastifyTRPCPluginOptions, fastifyTRPCPlugin } from '@trpc/server/adapters/fastify';
 import Fastify, { type FastifyInstance, type FastifyRequest, LogController } from 'fastify';
@@ -21,6 +22,7 @@ import { docsPlugin } from './docs.js';
 import { answerClientError, needsLogging, replyWithError } from './errors.js';
 import { MCP_PATH, registerMcpRoute } from './mcp.js';
 import { buildOpenApiDocument } from './openapi.js';
+import { type BuiltPage, loadPage, registerPage } from './page.js';
 import { registerRateLimit } from './rate-limit.js';
 import { registerRestRoutes } from './routes.js';
 import { registerTableEvents } from './table-events.js';
@@ -33,9 +35,18 @@ export interface AppSeams {
   logStream?: DestinationStream;
   /** The operations served (default: the service's table); a test adds one that fails on purpose. */
   operations?: Readonly<Record<string, Operation>>;
+  /** The page served at `/` to browsers (default: the one built into dist/page); null: none. */
+  page?: BuiltPage | null;
   /** Receipts and tables (default: from the configuration, closed with the app). */
   trust?: Trust;
 }
+
+// Read once per process, like /docs' assets: tests build many apps.
+let builtPage: { page: BuiltPage | undefined } | undefined;
+const loadBuiltPage = (): BuiltPage | undefined => {
+  builtPage ??= { page: loadPage() };
+  return builtPage.page;
+};
 
 /** The response headers a page on another origin may read: the rate limit's (docs/api.md#headers). */
 export const EXPOSED_HEADERS = 'retry-after, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset';
@@ -171,7 +182,12 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
   });
 
   const index = JSON.stringify({ name: PACKAGE_NAME, version: VERSION, links: INDEX_LINKS });
-  app.get('/', (_request, reply) => reply.type('application/json; charset=utf-8').send(index));
+  registerPage(
+    app,
+    index,
+    seams.page === undefined ? loadBuiltPage() : (seams.page ?? undefined),
+    LIMITS.docsAssetsPerWindow,
+  );
 
   // Its own scope: the tRPC plugin replaces the JSON parser, which must not leak onto REST routes.
   await app.register(async (scope) => {

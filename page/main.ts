@@ -1,0 +1,190 @@
+// The page at `/`: a roller that checks the formula as it is typed (the service's own parser,
+// bundled), draws every die of the answer, the exact odds (when the server offers /v1/stats) and
+// a shared, verified table (when it offers tables). docs/api.md, "The page at /".
+import { FormulaError } from '../src/errors.js';
+import { parseFormula, parseFragment } from '../src/formula/parse.js';
+import { renderDice } from './dice-view.js';
+import { renderOdds } from './odds.js';
+import { TableSession } from './table.js';
+import type { ApiErrorBody, RollResponse, StatsResponse } from './types.js';
+import './style.css';
+
+const byId = <T extends HTMLElement>(id: string): T => {
+  const node = document.getElementById(id);
+  if (!node) throw new Error(`#${id} is missing from the page`);
+  return node as T;
+};
+
+const form = byId<HTMLFormElement>('roll-form');
+const formulaInput = byId<HTMLInputElement>('formula');
+const formulaError = byId('formula-error');
+const bonusesInput = byId<HTMLInputElement>('bonuses');
+const bonusesError = byId('bonuses-error');
+const result = byId('roll-result');
+const totalOutput = byId<HTMLOutputElement>('total');
+const diceTarget = byId('dice');
+const rollFailure = byId('roll-failure');
+const oddsSection = byId('odds');
+const oddsFailure = byId('odds-failure');
+const tableSection = byId('table');
+
+/** What the server offers beyond rolling, read from its OpenAPI document. */
+const features = { stats: false, tables: false };
+
+/** The message the API would answer for this text, or undefined when it parses. */
+function formulaProblem(text: string): string | undefined {
+  try {
+    parseFormula(text.trim());
+    return undefined;
+  } catch (error) {
+    if (error instanceof FormulaError) return error.message;
+    throw error;
+  }
+}
+
+type Bonus = number | string;
+
+function readBonuses(): { bonuses: Bonus[]; problem: string | undefined } {
+  const parts = bonusesInput.value
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
+  const bonuses: Bonus[] = [];
+  for (const [index, part] of parts.entries()) {
+    if (/^[+-]?\d{1,9}$/.test(part)) {
+      bonuses.push(Number(part));
+      continue;
+    }
+    try {
+      parseFragment(part, { item: `bonuses[${index}]` });
+    } catch (error) {
+      if (error instanceof FormulaError) return { bonuses, problem: error.message };
+      throw error;
+    }
+    bonuses.push(part);
+  }
+  return { bonuses, problem: undefined };
+}
+
+function showProblem(input: HTMLInputElement, target: HTMLElement, problem: string | undefined): void {
+  target.textContent = problem ?? '';
+  input.setAttribute('aria-invalid', String(problem !== undefined));
+}
+
+formulaInput.addEventListener('input', () => {
+  showProblem(formulaInput, formulaError, formulaProblem(formulaInput.value));
+});
+bonusesInput.addEventListener('input', () => {
+  showProblem(bonusesInput, bonusesError, readBonuses().problem);
+});
+
+async function errorMessage(response: Response): Promise<string> {
+  try {
+    const body = (await response.json()) as ApiErrorBody;
+    return body.error?.message ?? `HTTP ${response.status}`;
+  } catch {
+    return `HTTP ${response.status}`;
+  }
+}
+
+const table = new TableSession({
+  status: byId('table-status'),
+  chain: byId('table-chain'),
+  log: byId<HTMLOListElement>('table-log'),
+  idInput: byId<HTMLInputElement>('table-id'),
+});
+
+async function showOdds(request: Record<string, unknown>, rolled: number): Promise<void> {
+  oddsFailure.textContent = '';
+  const response = await fetch('/v1/stats', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify(request),
+  });
+  if (!response.ok) {
+    byId('odds-body').hidden = true;
+    oddsFailure.textContent = `No odds for this roll: ${await errorMessage(response)}`;
+    return;
+  }
+  const stats = (await response.json()) as StatsResponse;
+  byId('odds-empty').hidden = true;
+  byId('odds-body').hidden = false;
+  renderOdds(
+    {
+      wrap: byId('histogram-wrap'),
+      caption: byId('odds-caption'),
+      detail: byId('odds-detail'),
+      summary: byId('odds-summary'),
+    },
+    stats,
+    rolled,
+  );
+}
+
+form.addEventListener('submit', (event) => {
+  event.preventDefault();
+  void roll();
+});
+
+async function roll(): Promise<void> {
+  const formula = formulaInput.value.trim();
+  const problem = formulaProblem(formula);
+  showProblem(formulaInput, formulaError, problem);
+  const { bonuses, problem: bonusProblem } = readBonuses();
+  showProblem(bonusesInput, bonusesError, bonusProblem);
+  if (problem || bonusProblem) {
+    (problem ? formulaInput : bonusesInput).focus();
+    return;
+  }
+  const advantage = (form.elements.namedItem('advantage') as RadioNodeList).value;
+  const request: Record<string, unknown> = { formula };
+  if (advantage !== 'normal') request.advantage = advantage;
+  if (bonuses.length > 0) request.bonuses = bonuses;
+  const body = table.id && features.tables ? { ...request, table: table.id } : request;
+  rollFailure.textContent = '';
+  const response = await fetch('/v1/roll', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) {
+    rollFailure.textContent = await errorMessage(response);
+    return;
+  }
+  const answer = (await response.json()) as RollResponse;
+  result.hidden = false;
+  renderDice(diceTarget, answer);
+  totalOutput.textContent = String(answer.total);
+  if (features.stats) await showOdds(request, answer.total);
+}
+
+byId('table-create').addEventListener('click', () => {
+  void table.create();
+});
+byId<HTMLFormElement>('table-join-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  table.join(byId<HTMLInputElement>('table-id').value.trim());
+});
+
+async function detectFeatures(): Promise<void> {
+  try {
+    const response = await fetch('/openapi.json', { headers: { accept: 'application/json' } });
+    const paths = ((await response.json()) as { paths?: Record<string, unknown> }).paths ?? {};
+    features.stats = '/v1/stats' in paths;
+    features.tables = '/v1/tables' in paths;
+  } catch {
+    // Rolling still works; the other sections stay hidden.
+  }
+  oddsSection.hidden = !features.stats;
+  tableSection.hidden = !features.tables;
+  document.body.dataset.features = Object.entries(features)
+    .filter(([, on]) => on)
+    .map(([name]) => name)
+    .join(' ');
+  const id = new URL(window.location.href).searchParams.get('table');
+  if (features.tables && id) table.join(id);
+  document.body.dataset.ready = 'true';
+}
+
+showProblem(formulaInput, formulaError, formulaProblem(formulaInput.value));
+void detectFeatures();

@@ -1,0 +1,159 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+// A table in the page, in headless Chromium against a real server with its SQLite store: two
+// pages on one table see each other's rolls live, each verified in the page against
+// /.well-known/jwks.json, and an entry tampered with in the store shows invalid.
+import { existsSync, mkdtempSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultConfig } from '../../src/config.js';
+import { buildApp } from '../../src/http/app.js';
+import type { Receipt } from '../../src/trust/receipt.js';
+import { Trust } from '../../src/trust/service.js';
+import { listen } from '../support/app.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+];
+
+const chromiumPresent = existsSync(CHROMIUM);
+if (!chromiumPresent) {
+  if (process.env.CI === 'true') {
+    throw new Error(`${CHROMIUM} is missing and CI=true: .ci/run must install chromium`);
+  }
+  console.warn(
+    `\n${'#'.repeat(78)}\n#  SKIPPING the page table browser test: ${CHROMIUM} is not installed.\n${'#'.repeat(78)}\n`,
+  );
+}
+
+describe.skipIf(!chromiumPresent)('a table in the page, two browsers', () => {
+  const config = defaultConfig({
+    logLevel: 'silent',
+    rateLimitMax: 10_000,
+    dataDir: mkdtempSync(join(tmpdir(), 'fairdice-page-table-')),
+  });
+  let trust: Trust;
+  let app: FastifyInstance;
+  let origin: string;
+  let userDataDir: string;
+  let context: BrowserContext;
+  const requested: string[] = [];
+  const consoleErrors: string[] = [];
+
+  async function openPage(url: string): Promise<Page> {
+    const page = await context.newPage();
+    page.on('console', (message) => {
+      if (message.type() === 'error') consoleErrors.push(message.text());
+    });
+    page.on('pageerror', (error) => {
+      consoleErrors.push(`page error: ${error.message}`);
+    });
+    await page.goto(url);
+    await page.locator('body[data-ready="true"]').waitFor();
+    return page;
+  }
+
+  const entries = (page: Page) =>
+    page.locator('#table-log li.entry').evaluateAll((items) =>
+      items
+        .map((item) => ({
+          seq: Number((item as HTMLElement).dataset.seq),
+          total: Number((item as HTMLElement).dataset.total),
+          valid: item.querySelector<HTMLElement>('.badge')?.dataset.valid,
+        }))
+        .sort((a, b) => a.seq - b.seq),
+    );
+
+  async function roll(page: Page, formula: string): Promise<Receipt> {
+    await page.locator('#formula').fill(formula);
+    const answer = page.waitForResponse(
+      (response) => response.request().method() === 'POST' && new URL(response.url()).pathname === '/v1/roll',
+    );
+    await page.locator('#roll-button').click();
+    const body = (await (await answer).json()) as { receipt?: Receipt };
+    expect(body.receipt?.seq).toBeDefined();
+    return body.receipt!;
+  }
+
+  beforeAll(async () => {
+    trust = await Trust.fromConfig(config, { warn() {}, info() {} });
+    app = await buildApp(config, { trust });
+    origin = await listen(app);
+    userDataDir = await mkdtemp(join(tmpdir(), 'fairdice-chromium-'));
+    context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      viewport: { width: 1280, height: 900 },
+    });
+    context.on('request', (request) => {
+      requested.push(request.url());
+    });
+  });
+
+  afterAll(async () => {
+    await context?.close();
+    await app?.close();
+    await trust?.close();
+    if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
+  });
+
+  it('shares rolls live between two pages, each verified; a tampered entry shows invalid', async () => {
+    const first = await openPage(`${origin}/`);
+    await first.locator('#table-create').click();
+    await expect.poll(() => new URL(first.url()).searchParams.get('table')).toMatch(/^[\w-]{16,64}$/);
+    const tableId = new URL(first.url()).searchParams.get('table')!;
+    // The second player opens the shared address.
+    const second = await openPage(first.url());
+    await expect.poll(() => second.locator('#table-id').inputValue()).toBe(tableId);
+
+    const one = await roll(first, '1d20+1');
+    const two = await roll(second, '2d6');
+    const expected = [
+      { seq: one.seq, total: one.roll.total, valid: 'true' },
+      { seq: two.seq, total: two.roll.total, valid: 'true' },
+    ];
+    expect(expected.map((entry) => entry.seq)).toEqual([1, 2]);
+    await expect.poll(() => entries(first)).toEqual(expected);
+    await expect.poll(() => entries(second)).toEqual(expected);
+
+    // An entry written straight into the store, its total edited after signing.
+    await trust.store.append(
+      tableId,
+      (seq, prev) => ({
+        ...two,
+        id: `${two.id.slice(0, -4)}beef`,
+        seq,
+        prev,
+        roll: { ...two.roll, total: two.roll.total + 1 },
+      }),
+      Date.now(),
+    );
+    const tampered = { seq: 3, total: two.roll.total + 1, valid: 'false' };
+    await expect.poll(() => entries(first)).toEqual([...expected, tampered]);
+    await expect.poll(() => entries(second)).toEqual([...expected, tampered]);
+    expect(await first.locator('#table-log li.entry[data-seq="3"] .why').textContent()).toMatch(/signature/);
+
+    // A later honest roll verifies again and its chain link holds.
+    const four = await roll(first, '1d4');
+    await expect
+      .poll(() => entries(second))
+      .toEqual([...expected, tampered, { seq: 4, total: four.roll.total, valid: 'true' }]);
+    expect(await second.locator('#table-chain').textContent()).toBe('');
+
+    expect(consoleErrors).toEqual([]);
+    expect(requested.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith('data:'))).toEqual([]);
+  });
+});

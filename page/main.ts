@@ -94,19 +94,25 @@ const table = new TableSession({
   idInput: byId<HTMLInputElement>('table-id'),
 });
 
+/** The latest roll's odds request: an answer for an earlier roll arriving late is dropped. */
+let oddsAsked = 0;
+
 async function showOdds(request: Record<string, unknown>, rolled: number): Promise<void> {
+  const asked = ++oddsAsked;
   oddsFailure.textContent = '';
   const response = await fetch('/v1/stats', {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json' },
     body: JSON.stringify(request),
   });
+  if (asked !== oddsAsked) return;
   if (!response.ok) {
     byId('odds-body').hidden = true;
     oddsFailure.textContent = `No odds for this roll: ${await errorMessage(response)}`;
     return;
   }
   const stats = (await response.json()) as StatsResponse;
+  if (asked !== oddsAsked) return;
   byId('odds-empty').hidden = true;
   byId('odds-body').hidden = false;
   renderOdds(

@@ -255,7 +255,12 @@ describe.skipIf(!chromiumPresent)('the page at / in headless Chromium', () => {
       test.skip();
     }
     await page.locator('#formula').fill('3d6');
-    const stats = page.waitForResponse((response) => new URL(response.url()).pathname === '/v1/stats');
+    // The odds of this roll: an earlier test's slower request may still be answering.
+    const stats = page.waitForResponse(
+      (response) =>
+        new URL(response.url()).pathname === '/v1/stats' &&
+        (response.request().postData() ?? '').includes('"formula":"3d6"'),
+    );
     const roll = await rollFromForm(page);
     const distribution = (await (await stats).json()) as { outcomes: { total: number }[] };
     expect(distribution.outcomes.map((o) => o.total)).toEqual(Array.from({ length: 16 }, (_, i) => i + 3));

@@ -15,7 +15,7 @@ const BROWSER_ACCEPT =
 const INDEX = {
   name: 'fairdice',
   version: VERSION,
-  links: { openapi: '/openapi.json', health: '/v1/health', docs: '/docs' },
+  links: { openapi: '/openapi.json', health: '/v1/health', docs: '/docs', mcp: '/mcp' },
 };
 
 // `npm test` builds first; a bare `vitest run` on a fresh checkout has no page to serve.

@@ -48,7 +48,11 @@ export interface GroupPlan {
   readonly multiplier: number;
   readonly keep: KeepRule;
   readonly keepAmount: number;
+  /** Further keep/drop modifiers of the term (`4d10dh1dl2`): a die counts only if none drops it. */
+  readonly moreKeeps: readonly KeepStep[];
   readonly explode: ExplodeRule;
+  /** Extras are recorded minus 1 (`!p`, `!!p`). */
+  readonly penetrate: boolean;
   /** Values (after clamping) that explode: explodeLow <= value <= explodeHigh. */
   readonly explodeLow: number;
   readonly explodeHigh: number;
@@ -57,6 +61,14 @@ export interface GroupPlan {
   /** Values (after clamping) that get rerolled: rerollLow <= value <= rerollHigh. */
   readonly rerollLow: number;
   readonly rerollHigh: number;
+  /** `u` / `uo`: rerolls allowed per die while it repeats an earlier die (0: no unique). */
+  readonly uniqueLimit: number;
+  /** Values (after clamping) that must be unique: uniqueLow <= value <= uniqueHigh. */
+  readonly uniqueLow: number;
+  readonly uniqueHigh: number;
+  /** `mN` / `mtN`: sets of at least matchAmount equal kept values (0: none); mt makes their number the total. */
+  readonly matchAmount: number;
+  readonly matchTotal: boolean;
   /** min/max: a face below clampLow counts as clampLow, above clampHigh as clampHigh. */
   readonly clamped: boolean;
   readonly clampLow: number;
@@ -80,6 +92,12 @@ export interface GroupPlan {
   readonly label: string | undefined;
   /** Set on every term of a pool group (`{4d6+3d8}kh3`): the group keeps across its terms' dice. */
   readonly pool: PoolPlan | undefined;
+}
+
+/** One keep/drop modifier. */
+export interface KeepStep {
+  readonly keep: KeepRule;
+  readonly amount: number;
 }
 
 /** A pool group: its terms are `groups[first .. first + size)`; keep/drop acts on all their dice. */
@@ -303,7 +321,10 @@ function pushFlats(node: FormulaNode, modifiers: number[]): void {
   }
 }
 
-const EMPTY: readonly [number, number] = [1, 0];
+/** A range nothing meets (whether read as a range or, inverted, as a not-equal point). */
+const EMPTY: readonly [number, number] = [Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY];
+const EVERYTHING: readonly [number, number] = [Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY];
+const NO_KEEPS: readonly KeepStep[] = [];
 
 /** A group's keep/drop as a rule and an amount (All when it has none). */
 function groupKeep(group: GroupNode): { keep: KeepRule; keepAmount: number } {
@@ -339,6 +360,21 @@ function planGroup(
   let count = term.count;
   let keep: KeepRule = KeepRule.All;
   let keepAmount = 0;
+  let moreKeeps: KeepStep[] | undefined;
+  const addKeep = (rule: KeepRule, amount: number) => {
+    if (keep === KeepRule.All) {
+      keep = rule;
+      keepAmount = amount;
+    } else {
+      moreKeeps ??= [];
+      moreKeeps.push({ keep: rule, amount });
+    }
+  };
+  let uniqueLimit = 0;
+  let uniqueRange = EMPTY;
+  let matchAmount = 0;
+  let matchTotal = false;
+  let penetrate = false;
   let explode: ExplodeRule = ExplodeRule.None;
   let explodeRange = EMPTY;
   let rerollLimit = 0;
@@ -361,12 +397,18 @@ function planGroup(
   for (const modifier of modifiers) {
     switch (modifier.kind) {
       case 'keep':
-        keep = modifier.mode === 'highest' ? KeepRule.KeepHighest : KeepRule.KeepLowest;
-        keepAmount = modifier.amount;
+        addKeep(modifier.mode === 'highest' ? KeepRule.KeepHighest : KeepRule.KeepLowest, modifier.amount);
         break;
       case 'drop':
-        keep = modifier.mode === 'highest' ? KeepRule.DropHighest : KeepRule.DropLowest;
-        keepAmount = modifier.amount;
+        addKeep(modifier.mode === 'highest' ? KeepRule.DropHighest : KeepRule.DropLowest, modifier.amount);
+        break;
+      case 'unique':
+        uniqueLimit = modifier.once ? 1 : LIMITS.uniqueCap;
+        uniqueRange = modifier.compare === null ? EVERYTHING : compareBounds(modifier.compare);
+        break;
+      case 'match':
+        matchAmount = modifier.amount;
+        matchTotal = modifier.total;
         break;
       case 'advantage':
         keepOne = modifier.mode;
@@ -378,6 +420,7 @@ function planGroup(
             ? ExplodeRule.Penetrate
             : ExplodeRule.Explode;
         explodeRange = compareBounds(explodePoint(term, modifier));
+        penetrate = modifier.penetrate;
         break;
       case 'reroll':
         rerollLimit = modifier.once ? 1 : LIMITS.rerollCap;
@@ -407,7 +450,7 @@ function planGroup(
     count = Math.max(count, 2);
   }
   const [clampLow, clampHigh] = clamped ? clampBounds(term) : [lowest, highest];
-  const recordThrows = rerollLimit > 0 || explode !== ExplodeRule.None;
+  const recordThrows = rerollLimit > 0 || uniqueLimit > 0 || explode !== ExplodeRule.None;
   return {
     sides: term.sides,
     faces: term.faces,
@@ -416,12 +459,19 @@ function planGroup(
     multiplier,
     keep,
     keepAmount,
+    moreKeeps: moreKeeps ?? NO_KEEPS,
     explode,
+    penetrate,
     explodeLow: explodeRange[0],
     explodeHigh: explodeRange[1],
     rerollLimit,
     rerollLow: rerollRange[0],
     rerollHigh: rerollRange[1],
+    uniqueLimit,
+    uniqueLow: uniqueRange[0],
+    uniqueHigh: uniqueRange[1],
+    matchAmount,
+    matchTotal,
     clamped,
     clampLow,
     clampHigh,
@@ -442,6 +492,7 @@ function planGroup(
       keep === KeepRule.All &&
       term.faces === undefined &&
       !clamped &&
+      matchAmount === 0 &&
       successRange === undefined &&
       highRange === undefined &&
       lowRange === undefined,

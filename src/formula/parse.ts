@@ -794,7 +794,7 @@ function checkDice(dice: DiceNode, item: string): void {
           const message =
             dice.faces === undefined && dice.sides === 1
               ? 'A one-sided die always shows its maximum, so it cannot explode.'
-              : `Every value of ${die()} (after min and max) meets this explode condition, so it would never stop.`;
+              : `Every face of ${die()} meets this condition (after min and max), so it would explode forever: write a condition some face misses, such as !>${highest - 1}.`;
           throw new FormulaError(message, item, modifier.column);
         }
         break;
@@ -842,7 +842,7 @@ const EXPECTATION_ORDER = [
   'a group modifier',
   'a comparison',
   'a label',
-  'an operator (* or /)',
+  'an operator (* / % ^)',
   'a comma',
   'a closing parenthesis',
   'a closing brace (})',

@@ -6,7 +6,6 @@
 import { FormulaError } from '../errors.js';
 import { LIMITS, TAG_PATTERN } from '../limits.js';
 import type {
-  SumNode,
   ComparePoint,
   DiceModifier,
   DiceNode,
@@ -14,11 +13,12 @@ import type {
   ExpressionNode,
   FormulaNode,
   GroupNode,
+  SumNode,
 } from './ast.js';
 import { constantValue, evaluateTerms } from './evaluate.js';
-import { Rational } from './rational.js';
 import type { Expectation } from './generated/parser.js';
 import { SyntaxError as GeneratedSyntaxError, parse as generatedParse } from './generated/parser.js';
+import { Rational } from './rational.js';
 
 export interface ParseFormulaOptions {
   /** The trailing words the formula may end with (default: none). */
@@ -275,7 +275,11 @@ function checkTerms(node: FormulaNode, item: string, what: 'formula' | 'bonus'):
           );
         }
         const exponent = constantValue(node.exponent);
-        if (!exponent.isInteger() || exponent.compare(Rational.of(0)) < 0 || exponent.compare(Rational.of(LIMITS.exponentMax)) > 0) {
+        if (
+          !exponent.isInteger() ||
+          exponent.compare(Rational.of(0)) < 0 ||
+          exponent.compare(Rational.of(LIMITS.exponentMax)) > 0
+        ) {
           fail(`An exponent is a whole number from 0 to ${LIMITS.exponentMax}.`, node.exponent.column);
         }
         const [low, high] = bounds(node);
@@ -354,9 +358,13 @@ function formatBound(value: number): string {
 
 function hasDiceIn(node: ExpressionNode): boolean {
   let found = false;
-  walkDice(node, () => {
-    found = true;
-  }, undefined);
+  walkDice(
+    node,
+    () => {
+      found = true;
+    },
+    undefined,
+  );
   return found;
 }
 
@@ -471,7 +479,8 @@ function diceBounds(dice: DiceNode): Interval {
   let multiplier = 1;
   for (const modifier of dice.modifiers) {
     if (modifier.kind === 'advantage') n = Math.max(n, 2);
-    if (modifier.kind === 'keep' || modifier.kind === 'drop' || modifier.kind === 'advantage') selecting = true;
+    if (modifier.kind === 'keep' || modifier.kind === 'drop' || modifier.kind === 'advantage')
+      selecting = true;
     if (modifier.kind === 'success') counting = true;
     if (modifier.kind === 'match' && modifier.total) matchTotal = true;
     if (modifier.kind === 'multiply') multiplier = modifier.factor;
@@ -685,7 +694,11 @@ function computedNumber(expression: SumNode, item: string, which: 'count' | 'sid
     throw new Error('no dice');
   }).value;
   if (!value.isInteger()) {
-    throw new FormulaError(`${what} must be a whole number; this one is ${value.toString()}.`, item, expression.column);
+    throw new FormulaError(
+      `${what} must be a whole number; this one is ${value.toString()}.`,
+      item,
+      expression.column,
+    );
   }
   return value.toNumber();
 }

@@ -158,11 +158,12 @@ export function usesArithmetic(node: FormulaNode): boolean {
 }
 
 function runParser(text: string, startRule: 'Formula' | 'Fragment', item: string): FormulaNode {
-  refuseForeignNotation(text, item);
   try {
     return generatedParse(text, { startRule });
   } catch (error) {
     if (error instanceof GeneratedSyntaxError) {
+      // Only a formula that does not parse can hold another tool's notation.
+      refuseForeignNotation(text, item);
       const expected = readableExpectations(error.expected);
       const what = startRule === 'Formula' ? 'formula' : 'bonus';
       const detail = `Expected ${joinOr(expected)}, but ${describeFound(error.found, what)}.`;

@@ -1,5 +1,7 @@
 // `npm run bench`: fairdice against bare fastify, trpc-to-openapi's own adapter, rpg-dice-roller,
 // crypto.randomInt and Math.random, interleaved round by round; a table, or with --json one object.
+// HTTP load comes from wrk (installed with apt-get when missing; autocannon when that fails), with
+// autocannon's shorter rounds beside it as a second opinion.
 // Only ratios from one run mean anything: the machine is shared and its speed drifts.
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -9,7 +11,8 @@ import {
   samplerContenders,
   useCryptoEngineForRpgDiceRoller,
 } from './bench/contenders.js';
-import { checkScenario, loadServer, type ServerHandle, startServer } from './bench/http.js';
+import { corePinning, type Pinning, pinProcess } from './bench/cores.js';
+import { checkScenario, runAutocannon, type ServerHandle, startServer } from './bench/http.js';
 import { interleave } from './bench/micro.js';
 import {
   type BenchReport,
@@ -21,27 +24,35 @@ import {
 } from './bench/report.js';
 import { median, roundOrder } from './bench/stats.js';
 import { ENGINE_FORMULAS, HTTP_SCENARIOS, type HttpScenario, SAMPLER_SIDES } from './bench/workloads.js';
+import { ensureWrk, runWrk, type WrkAvailability } from './bench/wrk.js';
 
 const PARTS = ['http', 'engine', 'sampler'] as const;
 type Part = (typeof PARTS)[number];
+const LOAD_GENERATORS = ['auto', 'wrk', 'autocannon'] as const;
+type LoadGeneratorChoice = (typeof LOAD_GENERATORS)[number];
 
 interface BenchConfig {
   readonly rounds: number;
-  /** Load per scenario per round, and the unrecorded warm-up before round one. */
+  /** wrk's load per scenario per round, whole seconds (wrk takes no fractions). */
   readonly httpSeconds: number;
+  /** Unrecorded warm-up per scenario before round one (0: none). */
   readonly httpWarmupSeconds: number;
+  /** autocannon's load per scenario per round: the second opinion, shorter. */
+  readonly autocannonSeconds: number;
   readonly connections: number;
+  /** Hard cap on requests per autocannon run (wrk runs are bounded by their duration). */
   readonly maxRequestsPerRun: number;
   /** Time slice per in-process contender per round, and its unrecorded warm-up. */
   readonly sliceMs: number;
   readonly warmupMs: number;
 }
 
-// Full: about 75 s of HTTP load and 25 s in process, so `npm run bench` ends within 3 minutes.
+// Full: about 2 minutes of HTTP load and 45 s in process, so `npm run bench` ends within 4 minutes.
 const FULL: BenchConfig = {
   rounds: 7,
-  httpSeconds: 1.5,
+  httpSeconds: 2,
   httpWarmupSeconds: 2,
+  autocannonSeconds: 0.5,
   connections: 10,
   maxRequestsPerRun: 300_000,
   sliceMs: 300,
@@ -50,26 +61,32 @@ const FULL: BenchConfig = {
 // For the test that keeps this script from rotting: every part runs, the numbers mean nothing.
 const SMOKE: BenchConfig = {
   rounds: 1,
-  httpSeconds: 0.2,
-  httpWarmupSeconds: 0.1,
+  httpSeconds: 1,
+  httpWarmupSeconds: 0,
+  autocannonSeconds: 0.2,
   connections: 2,
   maxRequestsPerRun: 2_000,
   sliceMs: 10,
   warmupMs: 10,
 };
+// Under a minute on a quiet machine, build included.
 const QUICK: BenchConfig = {
   rounds: 3,
-  httpSeconds: 0.75,
+  httpSeconds: 1,
   httpWarmupSeconds: 1,
+  autocannonSeconds: 0.25,
   connections: 10,
   maxRequestsPerRun: 150_000,
-  sliceMs: 100,
-  warmupMs: 400,
+  sliceMs: 80,
+  warmupMs: 250,
 };
 
 const CONFIGS = { full: FULL, quick: QUICK, smoke: SMOKE } as const;
 
-// The rate limit stays on (it is part of every request's cost) but cannot trip during the load.
+// Production settings: the rate limiter runs on every request (it is part of each request's
+// cost) with a budget of a billion per minute, far above what one run can send, so it never
+// answers 429; CORS is always on in buildApp; the log is pino at info level as `npm start` writes
+// it (per-request lines are off in production too), sent to /dev/null.
 const FAIRDICE_ENV: NodeJS.ProcessEnv = {
   RATE_LIMIT_MAX: String(1_000_000_000),
   RATE_LIMIT_WINDOW_MS: '60000',
@@ -81,11 +98,63 @@ function log(line: string): void {
   process.stderr.write(`${line}\n`);
 }
 
+/** One load generator's rounds over every scenario: the order rotates by one each round. */
+async function interleavedRounds(
+  scenarios: readonly HttpScenario[],
+  rounds: number,
+  generator: string,
+  run: (scenario: HttpScenario) => Promise<HttpRound>,
+): Promise<Map<string, HttpRound[]>> {
+  const perScenario = new Map<string, HttpRound[]>(scenarios.map((scenario) => [scenario.name, []]));
+  for (let round = 0; round < rounds; round++) {
+    const line: string[] = [];
+    for (const scenario of roundOrder(scenarios, round)) {
+      const result = await run(scenario);
+      if (result.non2xx > 0 || result.errors > 0) {
+        throw new Error(
+          `${scenario.name} (${generator}): ${result.non2xx} answers >= 400 and ${result.errors} errors under load`,
+        );
+      }
+      perScenario.get(scenario.name)!.push(result);
+      line.push(`${scenario.name} ${Math.round(result.requestsPerSecond)}`);
+    }
+    log(`HTTP ${generator} round ${round + 1}/${rounds}: ${line.join(', ')} req/s`);
+  }
+  return perScenario;
+}
+
+function scenarioRounds(
+  scenarios: readonly HttpScenario[],
+  rounds: Map<string, HttpRound[]>,
+): Record<string, HttpScenarioRounds> {
+  return Object.fromEntries(
+    scenarios.map((scenario) => [
+      scenario.name,
+      {
+        label: scenario.label,
+        method: scenario.method,
+        path: scenario.path,
+        server: scenario.server,
+        rounds: rounds.get(scenario.name)!,
+      },
+    ]),
+  );
+}
+
+interface HttpResults {
+  /** wrk's rounds, or autocannon's when wrk is unavailable: the figures the targets read. */
+  readonly main: Record<string, HttpScenarioRounds>;
+  /** autocannon's shorter rounds next to wrk's; absent when autocannon is the main generator. */
+  readonly autocannon?: Record<string, HttpScenarioRounds>;
+}
+
 async function runHttp(
   config: BenchConfig,
   profile: boolean,
   scenarios: readonly HttpScenario[],
-): Promise<Record<string, HttpScenarioRounds>> {
+  wrk: boolean,
+  pinning: Pinning | undefined,
+): Promise<HttpResults> {
   // One server process per scenario, fairdice's too: each heap sees one workload, as the bare
   // route's does, so the garbage of 1000d6 replies is never collected during another scenario.
   const servers = new Map<string, ServerHandle>();
@@ -99,6 +168,7 @@ async function runHttp(
           env: kind === 'bareFastify' ? { NODE_ENV: 'production' } : FAIRDICE_ENV,
           // The service's own log (pino, stdout) goes to /dev/null: written as in production, never shown.
           quietStdout: kind !== 'bareFastify',
+          core: pinning?.serverCore,
         });
         return [name, handle] as const;
       }),
@@ -108,41 +178,35 @@ async function runHttp(
     for (const outcome of started) if (outcome.status === 'rejected') throw outcome.reason;
     const serverOf = (scenario: HttpScenario) => servers.get(scenario.name)!;
     for (const scenario of scenarios) await checkScenario(serverOf(scenario), scenario);
-    const load = { connections: config.connections, maxRequests: config.maxRequestsPerRun };
-    log(`HTTP: warming up ${scenarios.length} scenarios for ${config.httpWarmupSeconds} s each`);
-    for (const scenario of scenarios) {
-      await loadServer(serverOf(scenario), scenario, { ...load, seconds: config.httpWarmupSeconds });
+
+    const wrkRun = (seconds: number) => (scenario: HttpScenario) =>
+      runWrk(serverOf(scenario), scenario, { seconds, connections: config.connections, pinning });
+    const autocannonRun = (seconds: number) => (scenario: HttpScenario) =>
+      runAutocannon(serverOf(scenario), scenario, {
+        seconds,
+        connections: config.connections,
+        maxRequests: config.maxRequestsPerRun,
+      });
+    const mainRun = wrk ? wrkRun : autocannonRun;
+    const mainName = wrk ? 'wrk' : 'autocannon';
+    if (config.httpWarmupSeconds > 0) {
+      log(
+        `HTTP: warming up ${scenarios.length} scenarios for ${config.httpWarmupSeconds} s each (${mainName})`,
+      );
+      for (const scenario of scenarios) await mainRun(config.httpWarmupSeconds)(scenario);
     }
-    const rounds = new Map<string, HttpRound[]>(scenarios.map((scenario) => [scenario.name, []]));
-    for (let round = 0; round < config.rounds; round++) {
-      const line: string[] = [];
-      for (const scenario of roundOrder(scenarios, round)) {
-        const run = await loadServer(serverOf(scenario), scenario, {
-          ...load,
-          seconds: config.httpSeconds,
-        });
-        if (run.non2xx > 0 || run.errors > 0) {
-          throw new Error(
-            `${scenario.name}: ${run.non2xx} non-2xx answers and ${run.errors} errors under load`,
-          );
-        }
-        rounds.get(scenario.name)!.push(run);
-        line.push(`${scenario.name} ${Math.round(run.requestsPerSecond)}`);
-      }
-      log(`HTTP round ${round + 1}/${config.rounds}: ${line.join(', ')} req/s`);
-    }
-    return Object.fromEntries(
-      scenarios.map((scenario) => [
-        scenario.name,
-        {
-          label: scenario.label,
-          method: scenario.method,
-          path: scenario.path,
-          server: scenario.server,
-          rounds: rounds.get(scenario.name)!,
-        },
-      ]),
+    const main = await interleavedRounds(scenarios, config.rounds, mainName, mainRun(config.httpSeconds));
+    if (!wrk) return { main: scenarioRounds(scenarios, main) };
+    // autocannon runs in this process: on the load core, off the server's.
+    if (pinning) pinProcess(process.pid, pinning.loadCore);
+    for (const scenario of scenarios) await autocannonRun(config.autocannonSeconds)(scenario);
+    const second = await interleavedRounds(
+      scenarios,
+      config.rounds,
+      'autocannon',
+      autocannonRun(config.autocannonSeconds),
     );
+    return { main: scenarioRounds(scenarios, main), autocannon: scenarioRounds(scenarios, second) };
   } finally {
     await Promise.all([...servers.values()].map((server) => server.stop()));
   }
@@ -153,14 +217,16 @@ function runEngine(config: BenchConfig): NonNullable<RawResults['engine']> {
   const engine: Record<string, { label: string; rounds: Record<string, number[]> }> = {};
   for (const { name, formula, peer } of ENGINE_FORMULAS) {
     const rounds = interleave(
-      [fairdiceRoll(formula), rpgDiceRollerRoll(peer ?? formula)],
+      [fairdiceRoll(formula, false), fairdiceRoll(formula, true), rpgDiceRollerRoll(peer ?? formula)],
       config.rounds,
       config.sliceMs,
       config.warmupMs,
     );
     engine[name] = { label: `parse+roll ${formula}`, rounds };
     log(
-      `engine ${formula}: fairdice ${rounds.fairdice!.map(Math.round).join(' ')}; rpg-dice-roller ${rounds.rpgDiceRoller!.map(Math.round).join(' ')}`,
+      `engine ${formula}: ${Object.entries(rounds)
+        .map(([name, perRound]) => `${name} ${perRound.map(Math.round).join(' ')}`)
+        .join('; ')}`,
     );
   }
   return engine;
@@ -186,6 +252,7 @@ async function main(): Promise<void> {
       only: { type: 'string' },
       rounds: { type: 'string' },
       scenarios: { type: 'string' },
+      'load-generator': { type: 'string', default: 'auto' },
     },
     strict: true,
   });
@@ -206,13 +273,33 @@ async function main(): Promise<void> {
   if (scenarioNames && scenarios.length !== scenarioNames.length) {
     throw new Error(`--scenarios takes ${HTTP_SCENARIOS.map((s) => s.name).join(',')}`);
   }
+  const choice = values['load-generator'] as LoadGeneratorChoice;
+  if (!LOAD_GENERATORS.includes(choice)) {
+    throw new Error(`--load-generator takes ${LOAD_GENERATORS.join(', ')}`);
+  }
 
   const started = Date.now();
+  const loadAverageAtStart = Number(loadavg()[0]!.toFixed(2));
   const raw: { -readonly [K in keyof RawResults]: RawResults[K] } = {};
   // In-process parts first, while no server child competes for the two cores.
   if (parts.has('sampler')) raw.sampler = runSampler(config);
   if (parts.has('engine')) raw.engine = runEngine(config);
-  if (parts.has('http')) raw.http = await runHttp(config, values.profile, scenarios);
+  let loadGenerator = 'none (no HTTP part)';
+  const pinning = corePinning();
+  if (parts.has('http')) {
+    let wrk: WrkAvailability = { missing: '--load-generator autocannon' };
+    if (choice !== 'autocannon') wrk = await ensureWrk(true, log);
+    if ('missing' in wrk) {
+      if (choice === 'wrk') throw new Error(`--load-generator wrk: ${wrk.missing}`);
+      log(`HTTP load generator: autocannon (${wrk.missing})`);
+      loadGenerator = `autocannon (wrk unavailable: ${wrk.missing})`;
+    } else {
+      loadGenerator = `${wrk.version}, 1 thread (autocannon: second opinion, ${config.autocannonSeconds} s per run)`;
+    }
+    const http = await runHttp(config, values.profile, scenarios, 'version' in wrk, pinning);
+    raw.http = http.main;
+    if (http.autocannon) raw.httpAutocannon = http.autocannon;
+  }
 
   const cpuList = cpus();
   const report: BenchReport = buildReport(raw, {
@@ -222,13 +309,17 @@ async function main(): Promise<void> {
       cpuModel: cpuList[0]?.model.trim() ?? 'unknown',
       node: process.version,
       platform: `${process.platform}-${process.arch}`,
-      loadAverage1m: Number(loadavg()[0]!.toFixed(2)),
+      loadAverage1mAtStart: loadAverageAtStart,
+      loadAverage1mAtEnd: Number(loadavg()[0]!.toFixed(2)),
     },
     config: {
       mode,
       ...config,
       parts: [...parts].join(','),
-      loadGenerator: 'autocannon in the bench process; each server in its own child process',
+      loadGenerator,
+      pinning: pinning
+        ? `server children on core ${pinning.serverCore}, load generator on core ${pinning.loadCore} (taskset)`
+        : 'none (needs taskset and 2 cores)',
       seconds: Math.round((Date.now() - started) / 1000),
     },
   });

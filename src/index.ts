@@ -31,6 +31,8 @@ export type {
   TagNode,
   TermNode,
 } from './formula/ast.js';
+export type { ParseCacheOptions } from './formula/cache.js';
+export { ParseCache, parseCache } from './formula/cache.js';
 export type { ParseFormulaOptions, ParseFragmentOptions } from './formula/parse.js';
 export { parseFormula, parseFragment } from './formula/parse.js';
 export { Rational } from './formula/rational.js';

@@ -2,7 +2,7 @@
 // cryptographic engine, and fairdice's pooled sampler against crypto.randomInt and Math.random.
 import { randomInt } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { cryptoRandom, roll } from '../../dist/index.js';
+import { cryptoRandom, ParseCache, roll } from '../../dist/index.js';
 import type { MicroContender } from './micro.js';
 
 // The CommonJS build: in the ES module build, random-js's nodeCrypto engine calls `require`, which
@@ -23,12 +23,15 @@ export function useCryptoEngineForRpgDiceRoller(): void {
   }
 }
 
-/** Parse and roll, every iteration: the text goes through the parser each time, no cached AST. */
-export function fairdiceRoll(formula: string): MicroContender {
+/**
+ * Parse and roll, every iteration. Uncached (the engine's own figure): the text goes through the
+ * parser each time. Cached: the service's default, where a repeated text skips the parser.
+ */
+export function fairdiceRoll(formula: string, cached: boolean): MicroContender {
   const request = { formula };
-  const options = { random: cryptoRandom };
+  const options = { random: cryptoRandom, parseCache: new ParseCache({ maxEntries: cached ? 1000 : 0 }) };
   return {
-    name: 'fairdice',
+    name: cached ? 'fairdiceCached' : 'fairdice',
     run(iterations) {
       let sum = 0;
       for (let i = 0; i < iterations; i++) sum += roll(request, options).total;

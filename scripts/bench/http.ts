@@ -1,10 +1,12 @@
-// The HTTP half of the benchmark: one child process per server under test, autocannon in this
-// process as the load generator, and latencies timed here per response (autocannon's own
-// histogram rounds to whole milliseconds, too coarse for loopback replies).
+// The HTTP half of the benchmark: one child process per server under test (pinned to its own core
+// when it can be), and autocannon in this process as the second-opinion load generator (the main
+// one is wrk: ./wrk.ts). autocannon's latencies are timed here per response (its own histogram
+// rounds to whole milliseconds, too coarse for loopback replies).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { pinProcess } from './cores.js';
 import type { HttpRound } from './report.js';
 import type { ChildMessage, ParentMessage } from './server-child.js';
 import { percentile } from './stats.js';
@@ -25,6 +27,8 @@ export interface StartOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** Send the child's stdout (its request log) to /dev/null instead of our stderr. */
   readonly quietStdout?: boolean;
+  /** Once ready, run the child on this core only (see ./cores.ts). */
+  readonly core?: number | undefined;
 }
 
 function waitForMessage<T extends ChildMessage['type']>(
@@ -55,16 +59,23 @@ function waitForMessage<T extends ChildMessage['type']>(
 }
 
 export async function startServer(kind: ServerKind, options: StartOptions = {}): Promise<ServerHandle> {
-  const child = spawn(
-    process.execPath,
-    [...(options.nodeFlags ?? []), '--import', 'tsx', CHILD_SCRIPT, kind],
-    {
-      // Never to our stdout: with --json, stdout carries the one JSON object only.
-      stdio: ['ignore', options.quietStdout ? 'ignore' : 2, 2, 'ipc'],
-      env: { ...process.env, ...options.env },
-    },
-  );
-  const ready = await waitForMessage(child, 'ready', 30_000);
+  const node = [process.execPath, ...(options.nodeFlags ?? []), '--import', 'tsx', CHILD_SCRIPT, kind];
+  // taskset execs node in its own process, so the pid, the IPC channel and the exit are node's.
+  const command = options.core === undefined ? node : ['taskset', '-c', String(options.core), ...node];
+  const child = spawn(command[0]!, command.slice(1), {
+    // Never to our stdout: with --json, stdout carries the one JSON object only.
+    stdio: ['ignore', options.quietStdout ? 'ignore' : 2, 2, 'ipc'],
+    env: { ...process.env, ...options.env },
+  });
+  let ready: Extract<ChildMessage, { type: 'ready' }>;
+  try {
+    ready = await waitForMessage(child, 'ready', 60_000);
+  } catch (error) {
+    // A child that never got ready would hold this process open through its IPC channel.
+    child.kill('SIGKILL');
+    throw error;
+  }
+  if (options.core !== undefined) pinProcess(child.pid!, options.core);
   const post = (message: ParentMessage): void => {
     child.send(message);
   };
@@ -103,7 +114,7 @@ export interface LoadOptions {
   readonly maxRequests: number;
 }
 
-export async function loadServer(
+export async function runAutocannon(
   server: ServerHandle,
   scenario: HttpScenario,
   load: LoadOptions,

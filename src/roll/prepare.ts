@@ -11,6 +11,7 @@ import type {
   GroupModifier,
   GroupNode,
 } from '../formula/ast.js';
+import { type ParseCache, parseCache } from '../formula/cache.js';
 import {
   clampBounds,
   compareBounds,
@@ -18,8 +19,6 @@ import {
   faceBounds,
   forEachDice,
   formatInteger,
-  parseFormula,
-  parseFragment,
   usesArithmetic,
 } from '../formula/parse.js';
 import { LIMITS, TAG_PATTERN } from '../limits.js';
@@ -147,6 +146,8 @@ export interface PreparedRoll {
 export interface PrepareOptions {
   /** The per-roll dice limit (default LIMITS.dicePerRoll; the service's DICE_PER_ROLL). */
   dicePerRoll?: number | undefined;
+  /** Where parsed formulas are kept (default: the shared `parseCache`; `maxEntries: 0` parses every time). */
+  parseCache?: ParseCache | undefined;
 }
 
 const ADVANTAGE_DEPRECATION =
@@ -169,7 +170,8 @@ export function prepareRoll(request: RollRequest, options?: PrepareOptions): Pre
     throw new RequestError(`A roll takes at most ${LIMITS.bonusesPerRoll} bonuses.`);
   }
 
-  const formula = parseFormula(request.formula, { tags });
+  const cache = options?.parseCache ?? parseCache;
+  const formula = cache.formula(request.formula, { tags });
   const fragments: Array<{ node: FormulaNode; item: string }> = [{ node: formula, item: 'formula' }];
   const preparedBonuses: PreparedBonus[] = [];
   const modifiers: number[] = [];
@@ -189,7 +191,7 @@ export function prepareRoll(request: RollRequest, options?: PrepareOptions): Pre
       modifiers.push(bonus === 0 ? 0 : bonus);
       preparedBonuses.push({ value: bonus === 0 ? 0 : bonus });
     } else if (typeof bonus === 'string') {
-      const node = parseFragment(bonus, { item });
+      const node = cache.fragment(bonus, { item });
       fragments.push({ node, item });
       preparedBonuses.push({ node });
       pushFlats(node, modifiers);

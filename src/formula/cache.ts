@@ -1,0 +1,119 @@
+// A bounded cache of parsed formulas, in front of parse.ts. Real traffic repeats itself (bots and
+// character sheets send `1d20+5` all day), so a repeated text skips the parser and its checks.
+// Only successes are cached: a text that fails is parsed again each time, so every request gets
+// its own FormulaError (with its own item and stack), and bad input never fills the cache.
+//
+// Cached nodes are shared by every later request with the same text, so they are deep-frozen
+// before they are stored: a consumer that tried to change one would throw (modules are strict),
+// never corrupt another request's roll.
+//
+// A Map in insertion order is the whole LRU (a hit moves its key to the end, an insert past the
+// bound drops the first key): two operations are needed, and this keeps the engine free of
+// runtime dependencies. See docs/performance.md.
+
+import { LIMITS, TAG_PATTERN } from '../limits.js';
+import type { FormulaNode } from './ast.js';
+import { type ParseFormulaOptions, type ParseFragmentOptions, parseFormula, parseFragment } from './parse.js';
+
+/**
+ * Every option of parseFormula is either part of the cache key (`tags`) or only changes error
+ * messages, which are never cached (`item`). A new option fails this check until it is one or
+ * the other: add it to `formulaKey` below if it changes the parse result.
+ */
+type UnkeyedFormulaOption = Exclude<keyof ParseFormulaOptions, 'tags' | 'item'>;
+type UnkeyedFragmentOption = Exclude<keyof ParseFragmentOptions, 'item'>;
+const everyOptionKeyed: [UnkeyedFormulaOption | UnkeyedFragmentOption] extends [never] ? true : false = true;
+void everyOptionKeyed;
+
+export interface ParseCacheOptions {
+  /** Entries kept (default 1000); the least recently used goes first. 0 turns the cache off. */
+  readonly maxEntries?: number | undefined;
+  /** Longer texts (default: over 64 characters) are parsed every time and never stored. */
+  readonly maxTextLength?: number | undefined;
+}
+
+export class ParseCache {
+  readonly maxEntries: number;
+  readonly maxTextLength: number;
+  readonly #entries = new Map<string, FormulaNode>();
+
+  constructor(options: ParseCacheOptions = {}) {
+    this.maxEntries = options.maxEntries ?? 1000;
+    this.maxTextLength = options.maxTextLength ?? 64;
+    for (const [name, value] of Object.entries({
+      maxEntries: this.maxEntries,
+      maxTextLength: this.maxTextLength,
+    })) {
+      if (!Number.isInteger(value) || value < 0) throw new RangeError(`${name} is a non-negative integer`);
+    }
+  }
+
+  /** parseFormula, through the cache: the same node (frozen) or the same FormulaError. */
+  formula(text: string, options?: ParseFormulaOptions): FormulaNode {
+    const key = this.#cacheable(text) ? formulaKey(text, options?.tags) : undefined;
+    if (key === undefined) return parseFormula(text, options);
+    return this.#hit(key) ?? this.#store(key, parseFormula(text, options));
+  }
+
+  /** parseFragment, through the cache: the same node (frozen) or the same FormulaError. */
+  fragment(text: string, options?: ParseFragmentOptions): FormulaNode {
+    if (!this.#cacheable(text)) return parseFragment(text, options);
+    // `B` never starts a formula key (those start with `F`), so a bonus never meets a formula.
+    const key = `B${text}`;
+    return this.#hit(key) ?? this.#store(key, parseFragment(text, options));
+  }
+
+  /** Entries held now. */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  clear(): void {
+    this.#entries.clear();
+  }
+
+  #cacheable(text: string): boolean {
+    return this.maxEntries > 0 && typeof text === 'string' && text.length <= this.maxTextLength;
+  }
+
+  #hit(key: string): FormulaNode | undefined {
+    const node = this.#entries.get(key);
+    if (node !== undefined) {
+      // Most recently used goes last, so eviction (the first key) takes the least recently used.
+      this.#entries.delete(key);
+      this.#entries.set(key, node);
+    }
+    return node;
+  }
+
+  #store(key: string, node: FormulaNode): FormulaNode {
+    deepFreeze(node);
+    this.#entries.set(key, node);
+    if (this.#entries.size > this.maxEntries) {
+      this.#entries.delete(this.#entries.keys().next().value!);
+    }
+    return node;
+  }
+}
+
+/**
+ * `F<tags joined by commas>|<text>`, or undefined (do not cache) when a tag could make the key
+ * ambiguous: a tag is letters only (TAG_PATTERN), so the first `|` always ends the tag list.
+ * The service checks tags before parsing; only a library caller can send others.
+ */
+function formulaKey(text: string, tags: readonly string[] | undefined): string | undefined {
+  if (tags === undefined || tags.length === 0) return `F|${text}`;
+  if (tags.length > LIMITS.tagsPerRoll) return undefined;
+  for (const tag of tags) if (typeof tag !== 'string' || !TAG_PATTERN.test(tag)) return undefined;
+  return `F${tags.join(',')}|${text}`;
+}
+
+function deepFreeze(value: object): void {
+  for (const child of Object.values(value)) {
+    if (typeof child === 'object' && child !== null && !Object.isFrozen(child)) deepFreeze(child);
+  }
+  Object.freeze(value);
+}
+
+/** The cache every roll uses unless PrepareOptions.parseCache names another. */
+export const parseCache = new ParseCache();

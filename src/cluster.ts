@@ -14,8 +14,16 @@ export interface PrimaryOptions {
 /** Slack on top of the workers' own grace period, so a worker's own timeout always fires first. */
 const PRIMARY_EXTRA_GRACE_MS = 2_000;
 
-/** Forks the workers (this same script, run by node:cluster) and supervises them. */
+/**
+ * Forks the workers (this same script, run by node:cluster) and supervises them. The workers
+ * share the listening socket and the kernel hands each connection to one of them
+ * (`SCHED_NONE`): the primary never holds a client connection, so a worker that dies takes only
+ * its own connections down (their clients see a reset at once) and leaves nothing behind in the
+ * primary. With node's default round-robin the primary accepts every connection and passes it
+ * on; one in transit to a dying worker was left open in the primary with its client waiting.
+ */
 export function runPrimary({ workers, graceMs, logger }: PrimaryOptions): void {
+  cluster.schedulingPolicy = cluster.SCHED_NONE;
   const live = new Set<Worker>();
   const listened = new WeakSet<Worker>();
   let stopping = false;

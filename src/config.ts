@@ -1,5 +1,6 @@
 // The service's configuration, read from the environment and validated once at start-up; a bad
 // value stops start-up with one line naming the variable and what it accepts.
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { LIMITS } from './limits.js';
@@ -28,6 +29,50 @@ export interface Config {
   workers: number;
   /** How long in-flight requests get to finish on SIGTERM/SIGINT before the process exits anyway. */
   shutdownGraceMs: number;
+  /** Throws one request may make, rerolls and explosions included (over it: 400 too_many_dice). */
+  throwsPerRequest: number;
+  /** A request (headers and body) must arrive within this time, else 408-like close (400 invalid_request). */
+  requestTimeoutMs: number;
+  /** The request headers must arrive within this time. */
+  headersTimeoutMs: number;
+  /** An idle kept-alive connection is closed after this time. */
+  keepAliveTimeoutMs: number;
+  /** Open connections one client address (IPv6: one prefix) may hold at once. */
+  connectionsPerAddress: number;
+  /** Open connections the process holds at once, every address together. */
+  maxConnections: number;
+  /** IPv6 clients share one rate limit and connection cap per prefix of this length. */
+  ipv6PrefixLength: number;
+  /** With REDIS_URL: how long a starting server waits for Redis before it listens counting locally. */
+  redisStartupWaitMs: number;
+}
+
+/** Default idle keep-alive: short, as nothing but a proxy gains from long-idle connections. */
+export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+/** Default idle keep-alive behind a proxy (TRUST_PROXY set): above the 60 s idle of common load balancers, so the service never closes a connection the proxy is about to reuse. */
+export const PROXIED_KEEP_ALIVE_TIMEOUT_MS = 65_000;
+/** The global connection cap when the open-files limit cannot be read. */
+const FALLBACK_MAX_CONNECTIONS = 500;
+/** The global connection cap never exceeds this, whatever the open-files limit. */
+const MAX_CONNECTIONS_CEILING = 10_000;
+
+/**
+ * The default global connection cap: half the soft open-files limit (the rest stays for Redis,
+ * logs and the files the process reads), at most 10,000; 500 where the limit cannot be read.
+ */
+export function defaultMaxConnections(limitsText?: string): number {
+  let text = limitsText;
+  if (text === undefined) {
+    try {
+      text = readFileSync('/proc/self/limits', 'utf8');
+    } catch {
+      return FALLBACK_MAX_CONNECTIONS;
+    }
+  }
+  const soft = /^Max open files\s+(\d+|unlimited)/m.exec(text)?.[1];
+  if (soft === undefined) return FALLBACK_MAX_CONNECTIONS;
+  if (soft === 'unlimited') return MAX_CONNECTIONS_CEILING;
+  return Math.max(1, Math.min(MAX_CONNECTIONS_CEILING, Math.floor(Number(soft) / 2)));
 }
 
 /** Upper bound for WORKERS: far above any core count, low enough to catch a typo. */
@@ -139,6 +184,14 @@ const EnvSchema = z.object({
   LOG_LEVEL: logLevel,
   WORKERS: integer('WORKERS', 1, MAX_WORKERS, 1),
   SHUTDOWN_GRACE_MS: integer('SHUTDOWN_GRACE_MS', 1, 600_000, SHUTDOWN_GRACE_MS),
+  THROWS_PER_REQUEST: integer('THROWS_PER_REQUEST', 1, 10_000_000, LIMITS.throwsPerRequest),
+  REQUEST_TIMEOUT_MS: integer('REQUEST_TIMEOUT_MS', 1, 3_600_000, LIMITS.requestTimeoutMs),
+  HEADERS_TIMEOUT_MS: integer('HEADERS_TIMEOUT_MS', 1, 3_600_000, LIMITS.headersTimeoutMs),
+  KEEP_ALIVE_TIMEOUT_MS: integer('KEEP_ALIVE_TIMEOUT_MS', 1, 3_600_000, 0),
+  CONNECTIONS_PER_ADDRESS: integer('CONNECTIONS_PER_ADDRESS', 1, 1_000_000, LIMITS.connectionsPerAddress),
+  MAX_CONNECTIONS: integer('MAX_CONNECTIONS', 1, 1_000_000, 0),
+  IPV6_PREFIX_LENGTH: integer('IPV6_PREFIX_LENGTH', 1, 128, LIMITS.ipv6PrefixLength),
+  REDIS_STARTUP_WAIT_MS: integer('REDIS_STARTUP_WAIT_MS', 0, 600_000, LIMITS.redisStartupWaitMs),
 });
 
 /** Reads the configuration; throws ConfigError with one line naming every bad variable. */
@@ -154,6 +207,11 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
       `Invalid configuration: WORKERS=${e.WORKERS} needs REDIS_URL (in memory, each worker would count its own rate limit, multiplying it by ${e.WORKERS}).`,
     );
   }
+  if (e.HEADERS_TIMEOUT_MS > e.REQUEST_TIMEOUT_MS) {
+    throw new ConfigError(
+      `Invalid configuration: HEADERS_TIMEOUT_MS (${e.HEADERS_TIMEOUT_MS}) must not exceed REQUEST_TIMEOUT_MS (${e.REQUEST_TIMEOUT_MS}).`,
+    );
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -167,6 +225,17 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     logLevel: e.LOG_LEVEL,
     workers: e.WORKERS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    throwsPerRequest: e.THROWS_PER_REQUEST,
+    requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+    headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
+    // 0 = unset: the default depends on whether a proxy sits in front.
+    keepAliveTimeoutMs:
+      e.KEEP_ALIVE_TIMEOUT_MS ||
+      (e.TRUST_PROXY === false ? KEEP_ALIVE_TIMEOUT_MS : PROXIED_KEEP_ALIVE_TIMEOUT_MS),
+    connectionsPerAddress: e.CONNECTIONS_PER_ADDRESS,
+    maxConnections: e.MAX_CONNECTIONS || defaultMaxConnections(),
+    ipv6PrefixLength: e.IPV6_PREFIX_LENGTH,
+    redisStartupWaitMs: e.REDIS_STARTUP_WAIT_MS,
   };
 }
 

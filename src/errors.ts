@@ -58,6 +58,9 @@ export const MESSAGES = {
   randomSource: 'The random source failed; please try again.',
   rateLimited: 'Too many requests from this address; wait the number of seconds in the retry-after header.',
   notFound: 'No such path. See /openapi.json for the operations.',
+  tooManyConnections: 'Too many open connections from your address; close some and retry.',
+  unsupportedEncoding:
+    'The body has a Content-Encoding; send it uncompressed (no Content-Encoding, or identity).',
   payloadTooLarge: (bodyLimitBytes: number) => `The request body is larger than ${bodyLimitBytes} bytes.`,
 } as const;
 
@@ -141,6 +144,21 @@ export class TooManyDiceError extends DiceError {
       `This batch asks for ${requested} dice; a batch may roll at most ${budget} dice in total.`,
     );
     this.name = 'TooManyDiceError';
+  }
+}
+
+/**
+ * A request whose rerolls and explosions went on past the throws budget: refused as a whole
+ * (no partial roll is answered), with the same code as the dice budgets.
+ */
+export class TooManyThrowsError extends DiceError {
+  declare readonly code: 'too_many_dice';
+  constructor(readonly budget: number) {
+    super(
+      'too_many_dice',
+      `This request threw more than ${budget} dice counting rerolls and explosions; a request may throw at most ${budget}.`,
+    );
+    this.name = 'TooManyThrowsError';
   }
 }
 

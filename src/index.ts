@@ -41,7 +41,7 @@ export type { Deprecation, GroupPlan, PreparedRoll, PrepareOptions } from './rol
 export { countDice, prepareRoll } from './roll/prepare.js';
 export type { SamplingMethod } from './roll/random.js';
 export { createCryptoRandom, createSampler, cryptoRandom, WordSampler } from './roll/random.js';
-export type { RollOptions } from './roll/roll.js';
+export type { RollOptions, ThrowBudget } from './roll/roll.js';
 export { roll, rollPrepared } from './roll/roll.js';
 export type {
   AdvantageState,

@@ -24,11 +24,31 @@ export const LIMITS = {
   /** Default rate limit: requests per window per address (RATE_LIMIT_MAX, RATE_LIMIT_WINDOW_MS). */
   rateLimitMax: 60,
   rateLimitWindowMs: 60_000,
+  /** Default time for a whole request (headers and body) to arrive (REQUEST_TIMEOUT_MS). */
+  requestTimeoutMs: 10_000,
+  /** Default time for the request headers to arrive (HEADERS_TIMEOUT_MS). */
+  headersTimeoutMs: 5_000,
+  /** Default open connections per client address (CONNECTIONS_PER_ADDRESS). */
+  connectionsPerAddress: 32,
+  /** IPv6 clients are counted per prefix of this length by default (IPV6_PREFIX_LENGTH). */
+  ipv6PrefixLength: 64,
+  /** Default wait for Redis before a starting server listens anyway, counting locally (REDIS_STARTUP_WAIT_MS). */
+  redisStartupWaitMs: 2_000,
+  /** Addresses the in-memory rate limit remembers (least recently seen forgotten first). */
+  rateLimitAddresses: 100_000,
+  /** Requests for the /docs assets per rate-limit window per address: a page load takes 4. */
+  docsAssetsPerWindow: 30,
   /** Dice terms: count, sides, multiplier, flat integers. */
   diceCountMax: 1000,
   sidesMax: 2 ** 32,
   multiplierMax: 1000,
   flatMaxAbs: 1_000_000,
+  /**
+   * Default throws one request may make in total (THROWS_PER_REQUEST): every die thrown, rerolled-away
+   * throws and explosion extras included, over all rolls of a batch. Bounds the work and the size
+   * of any one answer (about 45 bytes per throw: its entry in `results` and in `throws`); a plain roll of the full dice budget throws 1000.
+   */
+  throwsPerRequest: 10_000,
   /** Custom dice `d{...}`: faces listed, and each face's absolute value. */
   facesMax: 100,
   faceMaxAbs: 1_000_000,

@@ -25,7 +25,11 @@ async function main(): Promise<void> {
     return;
   }
   const app = await buildApp(config);
-  shutDownOnSignals({ close: () => app.close(), graceMs: config.shutdownGraceMs, logger: app.log });
+  shutDownOnSignals({
+    close: () => app.close(),
+    graceMs: config.shutdownGraceMs,
+    logger: app.log,
+  });
   await app.listen({ host: config.host, port: config.port });
 }
 

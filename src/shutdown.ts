@@ -23,6 +23,18 @@ export interface ShutdownOptions {
   logger: ShutdownLogger;
 }
 
+/** Ends the process once the grace is over: set while a shutdown is under way. */
+let overdueCheck: (() => void) | undefined;
+
+/**
+ * Called before each request's work (a fastify preHandler): past the grace, exits at once. The
+ * deadline timer alone could fire late, behind a backlog of requests whose bodies all arrived
+ * together; this way at most one request's work runs past the deadline.
+ */
+export function exitIfPastGrace(): void {
+  overdueCheck?.();
+}
+
 /**
  * Installs the signal handlers. A signal arriving during the shutdown exits at once; the
  * primary's IPC request does not count as one, because on Ctrl-C a worker receives both.
@@ -30,17 +42,23 @@ export interface ShutdownOptions {
 export function shutDownOnSignals({ close, graceMs, logger }: ShutdownOptions): void {
   let shuttingDown = false;
 
+  const giveUp = () => {
+    logger.error({ graceMs }, 'shutdown grace period over: exiting with requests unfinished');
+    process.exit(FORCED_EXIT_CODE);
+  };
+
   const begin = (trigger: string) => {
     shuttingDown = true;
     logger.info(
       { trigger, graceMs },
       'shutting down: refusing new connections, finishing in-flight requests',
     );
-    const deadline = setTimeout(() => {
-      logger.error({ graceMs }, 'shutdown grace period over: exiting with requests unfinished');
-      process.exit(FORCED_EXIT_CODE);
-    }, graceMs);
+    const deadlineAt = performance.now() + graceMs;
+    const deadline = setTimeout(giveUp, graceMs);
     deadline.unref();
+    overdueCheck = () => {
+      if (performance.now() >= deadlineAt) giveUp();
+    };
     close().then(
       () => {
         logger.info({}, 'shutdown complete');

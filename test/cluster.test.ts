@@ -153,6 +153,11 @@ describeWithRedis('the server process with Redis', (executable) => {
       said('Redis connected: rate limits are shared by every instance'),
       'Redis connected',
     );
+    // The server listens once Redis has answered, so only then does it accept connections.
+    await server.waitForLine(
+      (line) => typeof line.msg === 'string' && line.msg.startsWith('Server listening'),
+      'the server listening',
+    );
     expect(await fairdiceClients()).toBe(1);
     const held = Array.from({ length: 3 }, () => holdRoll(port));
     await until(async () => (await counted()) === held.length, 'the held requests to reach the server');
@@ -183,6 +188,11 @@ describeWithRedis('the server process with Redis', (executable) => {
     await server.waitForLine(
       said('Redis connected: rate limits are shared by every instance'),
       'Redis connected',
+    );
+    // The server listens once Redis has answered, so only then does it accept connections.
+    await server.waitForLine(
+      (line) => typeof line.msg === 'string' && line.msg.startsWith('Server listening'),
+      'the server listening',
     );
     const held = holdRoll(port);
     await until(async () => (await counted()) === 1, 'the held request to reach the server');

@@ -1,7 +1,7 @@
 // Configuration from the environment: defaults, accepted forms, and a bad value refused with one
 // clear line naming the variable.
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, defaultMaxConnections, loadConfig } from '../src/config.js';
 
 describe('loadConfig', () => {
   it('has the documented defaults', () => {
@@ -18,6 +18,14 @@ describe('loadConfig', () => {
       logLevel: 'info',
       workers: 1,
       shutdownGraceMs: 10_000,
+      throwsPerRequest: 10_000,
+      requestTimeoutMs: 10_000,
+      headersTimeoutMs: 5_000,
+      keepAliveTimeoutMs: 5_000,
+      connectionsPerAddress: 32,
+      maxConnections: defaultMaxConnections(),
+      ipv6PrefixLength: 64,
+      redisStartupWaitMs: 2_000,
     });
   });
 
@@ -35,6 +43,14 @@ describe('loadConfig', () => {
       LOG_LEVEL: 'debug',
       WORKERS: '4',
       SHUTDOWN_GRACE_MS: '2500',
+      THROWS_PER_REQUEST: '20000',
+      REQUEST_TIMEOUT_MS: '3000',
+      HEADERS_TIMEOUT_MS: '2000',
+      KEEP_ALIVE_TIMEOUT_MS: '1500',
+      CONNECTIONS_PER_ADDRESS: '8',
+      MAX_CONNECTIONS: '900',
+      IPV6_PREFIX_LENGTH: '56',
+      REDIS_STARTUP_WAIT_MS: '0',
     });
     expect(config).toEqual({
       port: 8080,
@@ -49,7 +65,36 @@ describe('loadConfig', () => {
       logLevel: 'debug',
       workers: 4,
       shutdownGraceMs: 2500,
+      throwsPerRequest: 20_000,
+      requestTimeoutMs: 3000,
+      headersTimeoutMs: 2000,
+      keepAliveTimeoutMs: 1500,
+      connectionsPerAddress: 8,
+      maxConnections: 900,
+      ipv6PrefixLength: 56,
+      redisStartupWaitMs: 0,
     });
+  });
+
+  it("keeps idle connections 5 s, or 65 s behind a proxy (above load balancers' 60 s idle)", () => {
+    expect(loadConfig({}).keepAliveTimeoutMs).toBe(5_000);
+    expect(loadConfig({ TRUST_PROXY: '1' }).keepAliveTimeoutMs).toBe(65_000);
+    expect(loadConfig({ TRUST_PROXY: '1', KEEP_ALIVE_TIMEOUT_MS: '30000' }).keepAliveTimeoutMs).toBe(30_000);
+  });
+
+  it('refuses a headers timeout longer than the request timeout', () => {
+    expect(() => loadConfig({ REQUEST_TIMEOUT_MS: '1000', HEADERS_TIMEOUT_MS: '2000' })).toThrow(
+      'Invalid configuration: HEADERS_TIMEOUT_MS (2000) must not exceed REQUEST_TIMEOUT_MS (1000).',
+    );
+  });
+
+  it('caps connections at half the open-files limit, at most 10,000', () => {
+    const limits = (soft: string) =>
+      `Limit                     Soft Limit           Hard Limit           Units\nMax open files            ${soft}                 524288               files\n`;
+    expect(defaultMaxConnections(limits('1024'))).toBe(512);
+    expect(defaultMaxConnections(limits('1048576'))).toBe(10_000);
+    expect(defaultMaxConnections(limits('unlimited'))).toBe(10_000);
+    expect(defaultMaxConnections('no such line')).toBe(500);
   });
 
   it.each([
@@ -86,6 +131,14 @@ describe('loadConfig', () => {
     ['WORKERS', '0'],
     ['WORKERS', '257'],
     ['SHUTDOWN_GRACE_MS', '0'],
+    ['THROWS_PER_REQUEST', '0'],
+    ['REQUEST_TIMEOUT_MS', 'ten'],
+    ['HEADERS_TIMEOUT_MS', '0'],
+    ['KEEP_ALIVE_TIMEOUT_MS', '0'],
+    ['CONNECTIONS_PER_ADDRESS', '0'],
+    ['MAX_CONNECTIONS', '-5'],
+    ['IPV6_PREFIX_LENGTH', '129'],
+    ['REDIS_STARTUP_WAIT_MS', '2s'],
   ])('refuses %s=%j with one line naming it', (name, value) => {
     let caught: unknown;
     try {

@@ -27,6 +27,8 @@ export interface DiceContext {
   random: RandomSource;
   dicePerRoll: number;
   dicePerBatch: number;
+  /** Throws one request may make, rerolls and explosions included (THROWS_PER_REQUEST; default LIMITS.throwsPerRequest). */
+  throwsPerRequest?: number;
 }
 
 /**

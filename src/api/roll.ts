@@ -2,8 +2,9 @@
 // batch budget before any die is thrown, then roll with the context's random source. Throws the
 // engine's DiceErrors unchanged: the edges translate them.
 import { FormulaError, RequestError, TooManyDiceError } from '../errors.js';
+import { LIMITS } from '../limits.js';
 import { type PreparedRoll, prepareRoll } from '../roll/prepare.js';
-import { rollPrepared } from '../roll/roll.js';
+import { rollPrepared, type ThrowBudget } from '../roll/roll.js';
 import type { RollRequest, RollResponse } from '../roll/types.js';
 import type { DiceContext } from './operations.js';
 
@@ -13,9 +14,19 @@ function deprecationLogger(ctx: DiceContext) {
   };
 }
 
+/** One budget per request: a batch's rolls all spend from it. */
+function throwBudgetOf(ctx: DiceContext): ThrowBudget {
+  const limit = ctx.throwsPerRequest ?? LIMITS.throwsPerRequest;
+  return { left: limit, limit };
+}
+
 export function rollOne(request: RollRequest, ctx: DiceContext): RollResponse {
   const prepared = prepareRoll(request, { dicePerRoll: ctx.dicePerRoll });
-  return rollPrepared(prepared, { random: ctx.random, onDeprecation: deprecationLogger(ctx) });
+  return rollPrepared(prepared, {
+    random: ctx.random,
+    onDeprecation: deprecationLogger(ctx),
+    throwBudget: throwBudgetOf(ctx),
+  });
 }
 
 /** Locates an item's error inside the batch, so the message names `rolls[3].formula`. */
@@ -39,5 +50,8 @@ export function rollBatch(requests: readonly RollRequest[], ctx: DiceContext): {
     }
   }
   if (requested > ctx.dicePerBatch) throw new TooManyDiceError(ctx.dicePerBatch, requested);
-  return { rolls: prepared.map((roll) => rollPrepared(roll, { random: ctx.random, onDeprecation })) };
+  const throwBudget = throwBudgetOf(ctx);
+  return {
+    rolls: prepared.map((roll) => rollPrepared(roll, { random: ctx.random, onDeprecation, throwBudget })),
+  };
 }

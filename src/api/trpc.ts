@@ -21,10 +21,12 @@ import type { DiceContext } from './operations.js';
 export interface ApiErrorData {
   code: ApiErrorCode;
   message: string;
+  /** On a 429 only (answered by the HTTP edge, src/http/trpc-errors.ts): seconds to wait. */
+  retryAfter?: number;
 }
 
 /** Typed over every status, so a status added to src/errors.ts without a tRPC code fails to compile. */
-const TRPC_CODE_OF_STATUS: Readonly<Record<ErrorStatus, TRPC_ERROR_CODE_KEY>> = {
+export const TRPC_CODE_OF_STATUS: Readonly<Record<ErrorStatus, TRPC_ERROR_CODE_KEY>> = {
   400: 'BAD_REQUEST',
   404: 'NOT_FOUND',
   413: 'PAYLOAD_TOO_LARGE',

@@ -8,10 +8,13 @@ import { type DiceContext, OPERATIONS, type Operation } from '../api/operations.
 import { type AppRouter, appRouter, routerOf } from '../api/router.js';
 import { fromTrpcError } from '../api/trpc.js';
 import type { Config } from '../config.js';
-import { DiceError, MESSAGES } from '../errors.js';
+import { DiceError, MESSAGES, RequestError } from '../errors.js';
+import { LIMITS } from '../limits.js';
 import { cryptoRandom } from '../roll/random.js';
 import type { RandomSource } from '../roll/types.js';
+import { exitIfPastGrace } from '../shutdown.js';
 import { PACKAGE_NAME, VERSION } from '../version.js';
+import { capConnections } from './connections.js';
 import { docsPlugin } from './docs.js';
 import { answerClientError, needsLogging, replyWithError } from './errors.js';
 import { buildOpenApiDocument } from './openapi.js';
@@ -28,6 +31,9 @@ export interface AppSeams {
   operations?: Readonly<Record<string, Operation>>;
 }
 
+/** The response headers a page on another origin may read: the rate limit's (docs/api.md#headers). */
+export const EXPOSED_HEADERS = 'retry-after, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset';
+
 const INDEX_LINKS = { openapi: '/openapi.json', health: '/v1/health', docs: '/docs' } as const;
 
 export async function buildApp(config: Config, seams: AppSeams = {}): Promise<FastifyInstance> {
@@ -39,6 +45,16 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
     // Per-request log lines cost more than a roll; errors and deprecations are still logged.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit,
+    // A request (headers and body) must arrive within REQUEST_TIMEOUT_MS and its headers within
+    // HEADERS_TIMEOUT_MS; node checks both every `connectionsCheckingInterval`. A socket silent
+    // for longer than either timeout and the keep-alive (a client not reading its answer) is closed.
+    requestTimeout: config.requestTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    connectionTimeout: Math.max(config.requestTimeoutMs, config.keepAliveTimeoutMs) + 1_000,
+    http: {
+      headersTimeout: config.headersTimeoutMs,
+      connectionsCheckingInterval: Math.min(1_000, Math.max(10, Math.floor(config.headersTimeoutMs / 4))),
+    },
     // While draining on shutdown, a request arriving on a kept-alive connection is served (with
     // `connection: close`) instead of fastify's default 503, whose body is not our error envelope.
     return503OnClosing: false,
@@ -51,16 +67,27 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
     clientErrorHandler: answerClientError,
     // A malformed URL (`/v1/roll%`) never reaches the error handler.
     frameworkErrors: (error, request, reply) => {
-      reply.header('access-control-allow-origin', '*');
+      reply.header('access-control-allow-origin', '*').header('x-content-type-options', 'nosniff');
       replyWithError(request, reply, error, bodyLimit);
     },
   });
+
+  const guard = capConnections(app.server, config);
+  if (config.trustProxy === true) {
+    app.log.warn(
+      {},
+      'TRUST_PROXY=true trusts every X-Forwarded-For entry, which any client can forge to get a fresh rate limit: set the hop count (TRUST_PROXY=1) or the proxy addresses instead',
+    );
+  }
 
   // Only JSON bodies: text/plain would otherwise be parsed and reach the schemas as a string.
   app.removeContentTypeParser('text/plain');
 
   app.addHook('onRequest', (request, reply, done) => {
-    reply.header('access-control-allow-origin', '*');
+    reply
+      .header('access-control-allow-origin', '*')
+      .header('access-control-expose-headers', EXPOSED_HEADERS)
+      .header('x-content-type-options', 'nosniff');
     if (request.method !== 'OPTIONS') return done();
     reply
       .code(204)
@@ -72,7 +99,19 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
       .header('access-control-max-age', '86400')
       .send();
   });
-  await registerRateLimit(app, config);
+  const shared = await registerRateLimit(app, config, guard);
+  // During a shutdown, past its grace, the process exits before starting another request's work.
+  app.addHook('preHandler', (_request, _reply, done) => {
+    exitIfPastGrace();
+    done();
+  });
+  // Bodies are read as they arrive: a compressed one would only ever fail as bad JSON.
+  const unsupportedEncoding = new RequestError(MESSAGES.unsupportedEncoding);
+  app.addHook('onRequest', (request, reply, done) => {
+    const encoding = request.headers['content-encoding'];
+    if (encoding === undefined || encoding.trim().toLowerCase() === 'identity') return done();
+    replyWithError(request, reply, unsupportedEncoding, bodyLimit);
+  });
 
   app.setErrorHandler((error, request, reply) => replyWithError(request, reply, error, bodyLimit));
   const notFound = new DiceError('not_found', MESSAGES.notFound);
@@ -84,6 +123,7 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
     random,
     dicePerRoll: config.dicePerRoll,
     dicePerBatch: config.dicePerBatch,
+    throwsPerRequest: config.throwsPerRequest,
   });
 
   const operations = seams.operations ?? OPERATIONS;
@@ -94,7 +134,11 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
   const openapi = JSON.stringify(buildOpenApiDocument(router, operations, bodyLimit));
   app.get('/openapi.json', (_request, reply) => reply.type('application/json; charset=utf-8').send(openapi));
 
-  await app.register(docsPlugin, { openapiUrl: INDEX_LINKS.openapi, routePrefix: INDEX_LINKS.docs });
+  await app.register(docsPlugin, {
+    openapiUrl: INDEX_LINKS.openapi,
+    routePrefix: INDEX_LINKS.docs,
+    assetsPerWindow: LIMITS.docsAssetsPerWindow,
+  });
 
   const index = JSON.stringify({ name: PACKAGE_NAME, version: VERSION, links: INDEX_LINKS });
   app.get('/', (_request, reply) => reply.type('application/json; charset=utf-8').send(index));
@@ -118,5 +162,8 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
   });
 
   await app.ready();
+  // Not listening before Redis answers (or the start-up wait is over): a replacement worker would
+  // otherwise count its first requests in an empty local store.
+  await shared?.whenReady(config.redisStartupWaitMs);
   return app;
 }

@@ -14,6 +14,11 @@ export interface DocsOptions {
   readonly routePrefix?: string;
   /** The page's `<title>`. */
   readonly title?: string;
+  /**
+   * Asset requests per rate-limit window per address, counted apart from the API's limit (a page
+   * load takes 4, a revalidation answered 304 counts too). Unset: the assets are not limited.
+   */
+  readonly assetsPerWindow?: number;
 }
 
 /** Asset URLs carry a content hash, so a browser may keep them for a year without revalidating. */
@@ -133,14 +138,29 @@ function acceptsGzip(request: FastifyRequest): boolean {
   return typeof accepted === 'string' && /\bgzip\b/.test(accepted);
 }
 
+/** Whether `If-None-Match` names `etag` (or is `*`): the browser's copy is current. */
+function matches(request: FastifyRequest, etag: string): boolean {
+  const header = request.headers['if-none-match'];
+  if (typeof header !== 'string') return false;
+  return header.split(',').some((tag) => {
+    const value = tag.trim().replace(/^W\//, '');
+    return value === '*' || value === etag;
+  });
+}
+
 function sendAsset(asset: DocsAsset, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  // PNGs are already compressed; text shrinks to about a third.
+  const gzip = asset.contentType.startsWith('text/') && acceptsGzip(request);
+  // One tag per representation: the gzipped bytes differ from the plain ones.
+  const etag = gzip ? `"${asset.hash}-gzip"` : `"${asset.hash}"`;
   reply
     .header('content-type', asset.contentType)
     .header('cache-control', ASSET_CACHE_CONTROL)
+    .header('etag', etag)
     .header('x-content-type-options', 'nosniff')
     .header('vary', 'accept-encoding');
-  // PNGs are already compressed; text shrinks to about a third.
-  if (asset.contentType.startsWith('text/') && acceptsGzip(request)) {
+  if (matches(request, etag)) return reply.code(304).send();
+  if (gzip) {
     asset.gzipped ??= gzipSync(asset.body);
     return reply.header('content-encoding', 'gzip').send(asset.gzipped);
   }
@@ -149,8 +169,9 @@ function sendAsset(asset: DocsAsset, request: FastifyRequest, reply: FastifyRepl
 
 /**
  * Registers `GET ${routePrefix}` (the page, rate-limited like any route) and its hashed assets
- * (exempt from the rate limit, cached for a year). One page load therefore costs the caller two
- * limited requests: the page and the OpenAPI document it fetches.
+ * (cached for a year, answering `If-None-Match` with 304, and limited apart from the API by
+ * `assetsPerWindow`). One page load therefore costs the caller two API requests (the page and the
+ * OpenAPI document it fetches) and four asset requests.
  */
 export const docsPlugin: FastifyPluginAsync<DocsOptions> = async (app, options) => {
   const routePrefix = options.routePrefix ?? '/docs';
@@ -164,11 +185,21 @@ export const docsPlugin: FastifyPluginAsync<DocsOptions> = async (app, options) 
   const assets = [bundle, stylesheet, favicon, init];
   const assetUrl = (asset: DocsAsset): string => `${routePrefix}/assets/${asset.hash}/${asset.fileName}`;
 
-  for (const asset of assets) {
-    app.get(assetUrl(asset), { config: { rateLimit: false } }, (request, reply) =>
-      sendAsset(asset, request, reply),
-    );
-  }
+  const byPath = new Map(assets.map((asset) => [`${asset.hash}/${asset.fileName}`, asset]));
+  // One route for every asset, so they share one per-address budget.
+  app.get<{ Params: { hash: string; file: string } }>(
+    `${routePrefix}/assets/:hash/:file`,
+    {
+      config: {
+        rateLimit: options.assetsPerWindow === undefined ? false : { max: options.assetsPerWindow },
+      },
+    },
+    (request, reply) => {
+      const asset = byPath.get(`${request.params.hash}/${request.params.file}`);
+      if (asset === undefined) return reply.callNotFound();
+      return sendAsset(asset, request, reply);
+    },
+  );
 
   const page = `<!doctype html>
 <html lang="en">

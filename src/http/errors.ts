@@ -8,6 +8,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RawInput } from '../api/input.js';
 import { fromTrpcError } from '../api/trpc.js';
 import { DiceError, MESSAGES, RequestError, unexpectedError } from '../errors.js';
+import { isTrpcUrl, retryAfterOf, trpcErrorBodyOf } from './trpc-errors.js';
 
 /** What the rate limiter throws for a 429 (its errorResponseBuilder result). */
 export const rateLimitedError = (): DiceError => new DiceError('rate_limited', MESSAGES.rateLimited);
@@ -75,10 +76,11 @@ export function replyWithError(
   const known = httpErrorOf(error, bodyLimitBytes, input);
   if (needsLogging(known)) request.log.error({ err: error }, 'request failed');
   const answer = known ?? unexpectedError();
-  return reply
-    .code(answer.status)
-    .type('application/json; charset=utf-8')
-    .send(JSON.stringify(answer.toBody()));
+  // A /trpc call gets tRPC's error shape, so a tRPC client can read it.
+  const body = isTrpcUrl(request.url)
+    ? trpcErrorBodyOf(answer, request.url, retryAfterOf(reply.getHeader('retry-after')))
+    : answer.toBody();
+  return reply.code(answer.status).type('application/json; charset=utf-8').send(JSON.stringify(body));
 }
 
 const CLIENT_ERROR_MESSAGES: Readonly<Record<string, string>> = {
@@ -102,6 +104,7 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
       'HTTP/1.1 400 Bad Request\r\n' +
         'Content-Type: application/json; charset=utf-8\r\n' +
         'Access-Control-Allow-Origin: *\r\n' +
+        'X-Content-Type-Options: nosniff\r\n' +
         `Content-Length: ${Buffer.byteLength(body)}\r\n` +
         'Connection: close\r\n\r\n' +
         body,

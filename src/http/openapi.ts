@@ -10,6 +10,7 @@ import { type Operation, operationList } from '../api/operations.js';
 import {
   codesOf,
   DiceError,
+  ERROR_CODES,
   ERROR_STATUSES,
   type ErrorBody,
   type ErrorStatus,
@@ -18,6 +19,7 @@ import {
   statusDescription,
 } from '../errors.js';
 import { PACKAGE_NAME, VERSION } from '../version.js';
+import { declareHttpBehaviour } from './openapi-http.js';
 
 export type OpenApiDocument = ReturnType<typeof generateOpenApiDocument>;
 
@@ -132,5 +134,8 @@ export function buildOpenApiDocument(
       };
     }
   }
-  return document;
+  return declareHttpBehaviour(document, {
+    codes: Object.keys(ERROR_CODES),
+    notFound: new DiceError('not_found', MESSAGES.notFound).toBody(),
+  });
 }

@@ -9,12 +9,15 @@ import type {
 import LocalStore from '@fastify/rate-limit/store/LocalStore.js';
 import RedisStore from '@fastify/rate-limit/store/RedisStore.js';
 import { Redis } from 'ioredis';
+import { LIMITS } from '../limits.js';
 
 /**
  * The longest one request waits for Redis before it is counted locally. Only the requests already
  * waiting when Redis stalls pay it: the first timeout switches the whole process to local counting.
  */
 export const REDIS_FALLBACK_AFTER_MS = 400;
+/** How long one attempt to connect to Redis may take. */
+export const REDIS_CONNECT_TIMEOUT_MS = 2_000;
 /** While counting locally on an open but silent connection, how often Redis is asked whether it is back. */
 export const REDIS_PROBE_INTERVAL_MS = 500;
 /** Longest pause between reconnection attempts once Redis has gone away. */
@@ -23,8 +26,8 @@ export const REDIS_RECONNECT_MAX_MS = 1_000;
 export const REDIS_KEY_PREFIX = 'fastify-rate-limit-';
 /** The client name fairdice's connections carry in Redis's CLIENT LIST. */
 export const REDIS_CONNECTION_NAME = 'fairdice-rate-limit';
-/** Addresses remembered by the per-instance fallback, as in the built-in in-memory store. */
-const LOCAL_CACHE_SIZE = 5000;
+/** Addresses remembered by the per-instance fallback, as by the in-memory limiter. */
+const LOCAL_CACHE_SIZE = LIMITS.rateLimitAddresses;
 
 /** The pino subset the store logs through (a fastify logger fits). */
 export interface RateLimitLogger {
@@ -40,6 +43,12 @@ export interface SharedRateLimitOptions {
   fallbackAfterMs?: number;
   /** Overrides REDIS_KEY_PREFIX (several services sharing one Redis). */
   keyPrefix?: string;
+  /**
+   * Connect only when `whenReady` is called. A server starting up connects once its synchronous
+   * set-up work is done: begun earlier, that work could outlast the connect timeout and turn a
+   * healthy Redis into a logged outage.
+   */
+  deferConnect?: boolean;
 }
 
 export type RateLimitCounting = 'shared' | 'local';
@@ -85,10 +94,13 @@ export class SharedRateLimit {
       maxRetriesPerRequest: 0,
       // A command that outlived its request must not be replayed and counted twice after a reconnect.
       autoResendUnfulfilledCommands: false,
-      connectTimeout: this.fallbackAfterMs,
+      // Generous: no request waits for a connection (see above), and on a busy machine a short
+      // timeout would turn a healthy Redis into an outage, and a starting worker into one that
+      // counts locally.
+      connectTimeout: Math.max(this.fallbackAfterMs, REDIS_CONNECT_TIMEOUT_MS),
       commandTimeout: this.fallbackAfterMs,
       retryStrategy: (attempt) => Math.min(attempt * 100, REDIS_RECONNECT_MAX_MS),
-      lazyConnect: false,
+      lazyConnect: options.deferConnect === true,
       // Names the connection in CLIENT LIST, so operators can see which clients are fairdice.
       connectionName: REDIS_CONNECTION_NAME,
     });
@@ -180,6 +192,27 @@ export class SharedRateLimit {
   private stopProbe(): void {
     clearInterval(this.probe);
     this.probe = undefined;
+  }
+
+  /**
+   * Resolves once Redis answers, or after `waitMs` (then counting locally, with the usual line
+   * logged). A starting server awaits it before it listens, so its first requests are counted in
+   * Redis like every other instance's, not in an empty local store.
+   */
+  async whenReady(waitMs: number): Promise<RateLimitCounting> {
+    if (this.usable || this.closed) return this.counting;
+    if (this.redis.status === 'wait') this.redis.connect().catch(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    let onReady: (() => void) | undefined;
+    await new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, waitMs);
+      onReady = resolve;
+      this.redis.once('ready', onReady);
+    });
+    clearTimeout(timer);
+    if (onReady !== undefined) this.redis.off('ready', onReady);
+    if (!this.usable) this.useLocal(`Redis did not answer within the ${waitMs} ms start-up wait`);
+    return this.counting;
   }
 
   /** Quits the Redis connection (graceful shutdown); requests still arriving are counted locally. */

@@ -2,7 +2,7 @@
 // of every request: per-die bookkeeping lives in preallocated typed arrays, and no closure or
 // object is created per die.
 
-import { RandomSourceError } from '../errors.js';
+import { RandomSourceError, TooManyThrowsError } from '../errors.js';
 import type { DiceNode } from '../formula/ast.js';
 import { type Evaluated, evaluateTerms } from '../formula/evaluate.js';
 import { within } from '../formula/parse.js';
@@ -33,6 +33,28 @@ export interface RollOptions {
   random?: RandomSource | undefined;
   /** Called once per deprecated form the roll used (e.g. `1d20adv`), before any die is thrown. */
   onDeprecation?: ((warning: Deprecation) => void) | undefined;
+  /**
+   * Throws this roll may still make (every die, rerolled-away throws and explosion extras); the
+   * roll spends from it, so one budget can span the rolls of a batch. Past it the roll stops with
+   * a TooManyThrowsError. Default: unlimited.
+   */
+  throwBudget?: ThrowBudget | undefined;
+}
+
+/** What is left of a request's throws; `limit` is the whole budget, named in the error. */
+export interface ThrowBudget {
+  left: number;
+  readonly limit: number;
+}
+
+/** The budget of the roll in progress (rolling is synchronous: one roll at a time). */
+let budget: ThrowBudget | undefined;
+
+/** Spends `throws` from the budget of the roll in progress, if it has one. */
+function spend(throws: number): void {
+  if (budget === undefined) return;
+  budget.left -= throws;
+  if (budget.left < 0) throw new TooManyThrowsError(budget.limit);
 }
 
 const EXPLODE_CAP = LIMITS.explodeCap;
@@ -78,17 +100,22 @@ export function rollPrepared(prepared: PreparedRoll, options?: RollOptions): Rol
   const groups = prepared.groups;
   const dice: DieGroup[] = new Array(groups.length);
   let total = prepared.modifier;
-  for (let g = 0; g < groups.length; g++) {
-    const plan = groups[g]!;
-    if (plan.pool !== undefined) {
-      rollPool(groups, plan.pool, random, dice);
-      for (let m = g; m < g + plan.pool.size; m++) total += dice[m]!.total;
-      g += plan.pool.size - 1;
-      continue;
+  budget = options?.throwBudget;
+  try {
+    for (let g = 0; g < groups.length; g++) {
+      const plan = groups[g]!;
+      if (plan.pool !== undefined) {
+        rollPool(groups, plan.pool, random, dice);
+        for (let m = g; m < g + plan.pool.size; m++) total += dice[m]!.total;
+        g += plan.pool.size - 1;
+        continue;
+      }
+      const group = rollGroup(plan, random);
+      dice[g] = group;
+      total += group.total;
     }
-    const group = rollGroup(plan, random);
-    dice[g] = group;
-    total += group.total;
+  } finally {
+    budget = undefined;
   }
   const response: RollResponse = {
     formula: prepared.formula,
@@ -366,12 +393,18 @@ function dieGroup(
   return group;
 }
 
-/** Any failure of the random source, as the one error type the service maps to a 500. */
-const asRandomSourceError = (cause: unknown): RandomSourceError =>
-  cause instanceof RandomSourceError ? cause : new RandomSourceError({ cause });
+/**
+ * Any failure of the random source, as the one error type the service maps to a 500; a spent
+ * throws budget, raised inside the same loops, passes through as itself.
+ */
+const asRandomSourceError = (cause: unknown): RandomSourceError | TooManyThrowsError =>
+  cause instanceof RandomSourceError || cause instanceof TooManyThrowsError
+    ? cause
+    : new RandomSourceError({ cause });
 
 /** `count` single throws, allocated once; the pooled sampler writes them in bulk. */
 function throwFaces(sides: number, count: number, random: RandomSource): number[] {
+  spend(count);
   const results = new Array<number>(count);
   if (random instanceof WordSampler) {
     random.fill(sides, results, count);
@@ -415,7 +448,12 @@ function throwDice(plan: GroupPlan, random: RandomSource, base: number): Thrown 
   const earlier = uniqueLimit > 0 ? new Set<number>() : undefined;
   const results: number[] = [];
   const throws: DieThrow[] | undefined = plan.recordThrows ? [] : undefined;
+  // Counted per throw, spent once per die: a chain overshoots the budget by at most the caps.
+  let thrown = 0;
+  const most = budget === undefined ? Number.POSITIVE_INFINITY : budget.left;
   for (let d = 0; d < count; d++) {
+    if (thrown > most) spend(thrown);
+    thrown++;
     let face = faces === undefined ? random.die(sides) : faces[random.die(sides) - 1]!;
     let value = Math.min(Math.max(face, clampLow), clampHigh);
     let kind: DieThrow['kind'] = 'roll';
@@ -423,6 +461,7 @@ function throwDice(plan: GroupPlan, random: RandomSource, base: number): Thrown 
       if (!compound) results.push(value);
       throws?.push(dieThrow(d, kind, value, face));
       kind = 'reroll';
+      thrown++;
       face = faces === undefined ? random.die(sides) : faces[random.die(sides) - 1]!;
       value = Math.min(Math.max(face, clampLow), clampHigh);
     }
@@ -436,6 +475,7 @@ function throwDice(plan: GroupPlan, random: RandomSource, base: number): Thrown 
         results.push(value);
         throws?.push(dieThrow(d, kind, value, face));
         kind = 'reroll';
+        thrown++;
         face = faces === undefined ? random.die(sides) : faces[random.die(sides) - 1]!;
         value = Math.min(Math.max(face, clampLow), clampHigh);
       }
@@ -449,6 +489,7 @@ function throwDice(plan: GroupPlan, random: RandomSource, base: number): Thrown 
     if (explode !== ExplodeRule.None) {
       let tested = value;
       for (let extras = 0; extras < EXPLODE_CAP && within(tested, explodeLow, explodeHigh); extras++) {
+        thrown++;
         const extraFace = faces === undefined ? random.die(sides) : faces[random.die(sides) - 1]!;
         tested = Math.min(Math.max(extraFace, clampLow), clampHigh);
         const recorded = tested - penalty;
@@ -466,6 +507,7 @@ function throwDice(plan: GroupPlan, random: RandomSource, base: number): Thrown 
     chainEnd[base + d] = results.length;
     dieValue[base + d] = sum;
   }
+  spend(thrown);
   return { results, throws };
 }
 

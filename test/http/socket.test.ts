@@ -5,7 +5,7 @@ import { createConnection } from 'node:net';
 import { TRPCClientError } from '@trpc/client';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDiceClient, errorOf } from '../../src/client.js';
+import { createDiceClient, errorOf } from '../../packages/client/src/index.js';
 import { LIMITS } from '../../src/limits.js';
 import { VERSION } from '../../src/version.js';
 import { listen, makeApp } from '../support/app.js';
@@ -255,7 +255,7 @@ describe('the typed client', () => {
     );
     expect(failure).toBeInstanceOf(TRPCClientError);
     if (!(failure instanceof TRPCClientError)) return;
-    const typed = failure as TRPCClientError<import('../../src/client.js').AppRouter>;
+    const typed = failure as TRPCClientError<import('../../packages/client/src/index.js').AppRouter>;
     expect(typed.data?.api.code).toBe('invalid_formula');
     expect(typed.data?.httpStatus).toBe(400);
     expect(typed.message).toMatch(/column/);

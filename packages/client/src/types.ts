@@ -1,0 +1,109 @@
+// The service's request and response types, written out for front ends: nothing here imports a
+// server package, so a browser project's type-check sees only these declarations and tRPC's.
+// The root test suite checks them against the server's own procedures (test/client/contract.test.ts).
+
+/** Applies to the first plain d20 term: `advantage` keeps the highest of two, `disadvantage` the lowest. */
+export type AdvantageState = 'normal' | 'advantage' | 'disadvantage';
+
+/** Every advantage state, in the order the API documents them. */
+export const ADVANTAGE_STATES = [
+  'normal',
+  'advantage',
+  'disadvantage',
+] as const satisfies readonly AdvantageState[];
+
+/** An integer flat modifier, or a formula fragment such as `'1d4'` (terms only, no tag). */
+export type Bonus = number | string;
+
+/** The input of `roll` (GET /v1/roll): a formula and an optional advantage state. */
+export interface RollQuery {
+  /** A dice formula: `4d6kh3`, `1d20+7`, `2d20adv`, `1d8+3 fire` (see docs/language.md). */
+  formula: string;
+  advantage?: AdvantageState;
+}
+
+/** The input of `rollWith` (POST /v1/roll): a formula with bonuses and the tags it may end with. */
+export interface RollRequest {
+  formula: string;
+  advantage?: AdvantageState;
+  /** Integers and formula fragments added to the roll. */
+  bonuses?: readonly Bonus[];
+  /** The trailing words the formula may end with (lowercase a to z). */
+  tags?: readonly string[];
+}
+
+/** The input of `batch` (POST /v1/roll/batch): rolls that share one dice budget. */
+export interface BatchRollRequest {
+  rolls: readonly RollRequest[];
+}
+
+/** One dice term of the formula and what it rolled. */
+export interface DieGroup {
+  /** Sides of each die in the group. */
+  sides: number;
+  /** Sign of the group's contribution. */
+  sign: 1 | -1;
+  /** Every die rolled, including dropped ones; a penetrated 1 is recorded as 0. */
+  results: number[];
+  /** The dice that counted towards the total. */
+  kept: number[];
+  /** Aligned index by index to `results`: whether each die was kept. */
+  keptFlags: boolean[];
+  /** K from an `xK` modifier, else 1. */
+  multiplier: number;
+  /** This group's signed contribution to the total. */
+  total: number;
+  /** One die kept, showing its maximum face. */
+  naturalHigh: boolean;
+  /** One die kept, showing 1. */
+  naturalLow: boolean;
+}
+
+/** Every die rolled, which ones counted, and the total. */
+export interface RollResponse {
+  /** The formula rolled, whitespace trimmed. */
+  formula: string;
+  /** One entry per dice group. */
+  dice: DieGroup[];
+  /** Sum of the flat modifiers; dice are not counted. */
+  modifier: number;
+  /** Each flat modifier, in order. */
+  modifiers: number[];
+  total: number;
+  advantageState: AdvantageState;
+  /** The trailing tag word, when the formula ends with one. */
+  tag?: string;
+}
+
+/** The results of a batch, in request order. */
+export interface BatchRollResponse {
+  rolls: RollResponse[];
+}
+
+/** The answer of `health`. */
+export interface HealthResponse {
+  status: 'ok';
+  version: string;
+}
+
+/** The stable error codes of the API, the same over REST and tRPC. */
+export const API_ERROR_CODES = [
+  'invalid_request',
+  'invalid_formula',
+  'too_many_dice',
+  'payload_too_large',
+  'rate_limited',
+  'internal_error',
+  'not_found',
+] as const;
+
+export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
+
+/** The API error a failed call carries: the code and message REST would answer with. */
+export interface ApiErrorData {
+  code: ApiErrorCode;
+  /** Human-readable and safe to show on a page; may be reworded, so match on `code`. */
+  message: string;
+  /** On `rate_limited` only: seconds until the address may call again. */
+  retryAfter?: number;
+}

@@ -1,0 +1,137 @@
+// What the HTTP layer adds to every answer, declared in the OpenAPI document: the rate-limit
+// headers on every response of an operation (and retry-after on a 429), the 404 of a path that
+// is no operation, one ApiError schema that every error body fits, and where the service is.
+// Applied to the document trpc-to-openapi generates (src/http/openapi.ts); see docs/api.md.
+
+/** The parts of the document this module reads and writes. */
+interface Document {
+  servers?: unknown[];
+  paths?: Record<
+    string,
+    Record<string, { responses?: Record<string, { headers?: Record<string, unknown> }> }>
+  >;
+  components?: {
+    schemas?: Record<string, unknown>;
+    headers?: Record<string, unknown>;
+    responses?: Record<string, unknown>;
+  };
+}
+
+export interface HttpDeclarations {
+  /** Every error code the service answers with. */
+  codes: readonly string[];
+  /** The body of the 404 a path that is no operation gets. */
+  notFound: { error: { code: string; message: string } };
+}
+
+const integerHeader = (description: string) => ({ description, schema: { type: 'integer', minimum: 0 } });
+
+/** The headers of the rate limit, by the name every response declares them under. */
+export const RATE_LIMIT_HEADERS = {
+  'x-ratelimit-limit': integerHeader('Requests allowed per window for the caller’s address.'),
+  'x-ratelimit-remaining': integerHeader('Requests left in the current window.'),
+  'x-ratelimit-reset': integerHeader('Seconds until the current window restarts.'),
+} as const;
+
+export const RETRY_AFTER_HEADER = integerHeader('Seconds to wait before the next request is counted again.');
+
+/** Component names, so a response refers to a header instead of repeating it. */
+const HEADER_COMPONENTS: Readonly<Record<string, string>> = {
+  'x-ratelimit-limit': 'RateLimitLimit',
+  'x-ratelimit-remaining': 'RateLimitRemaining',
+  'x-ratelimit-reset': 'RateLimitReset',
+  'retry-after': 'RetryAfter',
+};
+
+const headerRef = (name: string) => ({ $ref: `#/components/headers/${HEADER_COMPONENTS[name]}` });
+
+/**
+ * The servers: the first, relative, is the server that serves the document (what /docs tries
+ * requests against); the second names any deployment with its scheme and host as variables.
+ */
+export const SERVERS = [
+  { url: '/', description: 'The server that serves this document.' },
+  {
+    url: '{scheme}://{host}',
+    description: 'A fairdice deployment: its scheme and its host with the port.',
+    variables: {
+      scheme: { enum: ['http', 'https'], default: 'http' },
+      host: {
+        default: '127.0.0.1:3000',
+        description: 'Host and port; the service listens on 127.0.0.1:3000 by default.',
+      },
+    },
+  },
+];
+
+/** Adds the declarations to `document`, in place; returns it. */
+export function declareHttpBehaviour<T>(document: T, declarations: HttpDeclarations): T {
+  const doc = document as Document;
+  doc.servers = SERVERS;
+  doc.components ??= {};
+  const components = doc.components;
+  components.headers = {
+    ...components.headers,
+    ...Object.fromEntries(
+      Object.entries({ ...RATE_LIMIT_HEADERS, 'retry-after': RETRY_AFTER_HEADER }).map(([name, header]) => [
+        HEADER_COMPONENTS[name],
+        header,
+      ]),
+    ),
+  };
+  components.schemas = {
+    ...components.schemas,
+    ApiError: {
+      type: 'object',
+      description:
+        'The body of every error response. Each status has its own schema listing exactly the codes it carries.',
+      properties: {
+        error: {
+          type: 'object',
+          properties: {
+            code: {
+              type: 'string',
+              enum: [...declarations.codes],
+              description: 'Stable code; callers match on it.',
+            },
+            message: {
+              type: 'string',
+              description: 'Human-readable, may be reworded; safe to show on a page.',
+            },
+          },
+          required: ['code', 'message'],
+          additionalProperties: false,
+        },
+      },
+      required: ['error'],
+      additionalProperties: false,
+      example: declarations.notFound,
+    },
+  };
+  components.responses = {
+    ...components.responses,
+    NotFound: {
+      description: 'A path that is no operation of this document (any method): 404 not_found.',
+      headers: Object.fromEntries(Object.keys(RATE_LIMIT_HEADERS).map((name) => [name, headerRef(name)])),
+      content: {
+        'application/json': {
+          schema: { $ref: '#/components/schemas/ApiError' },
+          example: declarations.notFound,
+        },
+      },
+    },
+  };
+
+  for (const item of Object.values(doc.paths ?? {})) {
+    for (const operation of Object.values(item)) {
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        const names = [...Object.keys(RATE_LIMIT_HEADERS), ...(status === '429' ? ['retry-after'] : [])];
+        response.headers = {
+          ...response.headers,
+          ...Object.fromEntries(names.map((name) => [name, headerRef(name)])),
+        };
+      }
+    }
+  }
+  return document;
+}

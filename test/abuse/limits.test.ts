@@ -1,0 +1,329 @@
+// Abuse, in one process: what one request may cost (the throws budget), what one address may hold
+// (connections), how long a request may take to arrive, and what every answer carries. Every loop
+// is bounded; every socket is on 127.0.0.1.
+import type { AddressInfo } from 'node:net';
+import { createConnection, type Socket } from 'node:net';
+import LocalStore from '@fastify/rate-limit/store/LocalStore.js';
+import type { FastifyInstance } from 'fastify';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Config, defaultConfig } from '../../src/config.js';
+import { MESSAGES } from '../../src/errors.js';
+import { buildApp } from '../../src/http/app.js';
+import { addressKey } from '../../src/http/connections.js';
+import { LIMITS } from '../../src/limits.js';
+import { logCollector } from '../support/app.js';
+import { until } from '../support/wait.js';
+
+/** Every die lands on 1: `r<N` rerolls it every time, to the reroll cap. */
+const ones = { die: () => 1 };
+/** The worst formula of the first edition: 1000 dice, each rerolled 100 times. */
+const WORST = '1000d4294967296r<4294967295';
+/** The largest roll of that kind under the default budget: 99 dice x 101 throws = 9,999 throws. */
+const WORST_UNDER_BUDGET = '99d4294967296r<4294967295';
+
+let app: FastifyInstance | undefined;
+const sockets: Socket[] = [];
+afterEach(async () => {
+  for (const socket of sockets.splice(0)) socket.destroy();
+  await app?.close();
+  app = undefined;
+});
+
+const make = async (overrides: Partial<Config> = {}) => {
+  app = await buildApp(defaultConfig({ logLevel: 'silent', rateLimitMax: 10_000, ...overrides }), {
+    random: ones,
+  });
+  return app;
+};
+
+const listen = async (overrides: Partial<Config>) => {
+  const built = await make(overrides);
+  await built.listen({ host: '127.0.0.1', port: 0 });
+  return (built.server.address() as AddressInfo).port;
+};
+
+interface RawExchange {
+  socket: Socket;
+  /** Everything the server sent until it closed the connection. */
+  closed: Promise<string>;
+}
+
+/** A raw connection (optionally from another loopback address) that records what comes back. */
+function connect(port: number, localAddress = '127.0.0.1'): Promise<RawExchange> {
+  return new Promise((resolve, reject) => {
+    const socket = createConnection({ host: '127.0.0.1', port, localAddress });
+    sockets.push(socket);
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      received += chunk;
+    });
+    const closed = new Promise<string>((done) => socket.once('close', () => done(received)));
+    socket.once('error', () => undefined);
+    socket.once('connect', () => resolve({ socket, closed }));
+    socket.once('error', reject);
+  });
+}
+
+const bodyOf = (raw: string) =>
+  JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4)) as {
+    error: { code: string; message: string };
+  };
+
+describe('the throws budget', () => {
+  it('refuses the worst formula with too_many_dice after at most the budget of throws', async () => {
+    let thrown = 0;
+    app = await buildApp(defaultConfig({ logLevel: 'silent' }), {
+      random: {
+        die: () => {
+          thrown += 1;
+          return 1;
+        },
+      },
+    });
+    const answer = await app.inject({ method: 'GET', url: `/v1/roll?formula=${encodeURIComponent(WORST)}` });
+    expect(answer.statusCode).toBe(400);
+    expect(answer.json()).toEqual({
+      error: {
+        code: 'too_many_dice',
+        message: `This request threw more than ${LIMITS.throwsPerRequest} dice counting rerolls and explosions; a request may throw at most ${LIMITS.throwsPerRequest}.`,
+      },
+    });
+    // Checked once per die: at most one chain (101 throws) past the budget.
+    expect(thrown).toBeGreaterThan(LIMITS.throwsPerRequest);
+    expect(thrown).toBeLessThanOrEqual(LIMITS.throwsPerRequest + 101);
+  });
+
+  it('answers the largest such roll under the budget in full, every throw listed', async () => {
+    const built = await make();
+    const answer = await built.inject({
+      method: 'GET',
+      url: `/v1/roll?formula=${encodeURIComponent(WORST_UNDER_BUDGET)}`,
+    });
+    expect(answer.statusCode).toBe(200);
+    const [group] = answer.json().dice as { results: number[]; kept: number[] }[];
+    expect(group?.results).toHaveLength(99 * 101);
+    expect(group?.kept).toHaveLength(99);
+    // About 45 bytes per throw (its entry in `results` and in `throws`): the budget bounds the
+    // answer too.
+    expect(answer.rawPayload.length).toBeLessThan(LIMITS.throwsPerRequest * 50);
+  });
+
+  it('spends one budget over all the rolls of a batch', async () => {
+    const built = await make();
+    const rolls = Array.from({ length: 20 }, () => ({ formula: '50d4294967296r<4294967295' }));
+    const answer = await built.inject({ method: 'POST', url: '/v1/roll/batch', payload: { rolls } });
+    expect(answer.statusCode).toBe(400);
+    expect(answer.json().error.code).toBe('too_many_dice');
+    const fewer = await built.inject({
+      method: 'POST',
+      url: '/v1/roll/batch',
+      payload: { rolls: rolls.slice(0, 1) },
+    });
+    expect(fewer.statusCode).toBe(200);
+  });
+
+  it('is configurable, and leaves ordinary rolls as they were', async () => {
+    const built = await make({ throwsPerRequest: 500 });
+    expect((await built.inject('/v1/roll?formula=500d6')).statusCode).toBe(200);
+    const over = await built.inject('/v1/roll?formula=499d6%2B2d6');
+    expect(over.statusCode).toBe(400);
+    expect(over.json().error.message).toContain('a request may throw at most 500.');
+    const normal = await built.inject('/v1/roll?formula=4d6kh3%2B2');
+    expect(normal.json()).toMatchObject({ formula: '4d6kh3+2', total: 5, modifier: 2 });
+  });
+});
+
+describe('timeouts', () => {
+  it('cuts a body stalled after its headers at the request timeout, in the error envelope', async () => {
+    const port = await listen({ requestTimeoutMs: 400, headersTimeoutMs: 200 });
+    const { socket, closed } = await connect(port);
+    socket.write(
+      'POST /v1/roll HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n{"formula":',
+    );
+    const raw = await closed;
+    expect(raw).toMatch(/^HTTP\/1\.1 400 /);
+    expect(raw).toContain('X-Content-Type-Options: nosniff');
+    expect(bodyOf(raw)).toEqual({
+      error: { code: 'invalid_request', message: 'The request took too long to arrive.' },
+    });
+  });
+
+  it('cuts headers that never end at the headers timeout', async () => {
+    const port = await listen({ requestTimeoutMs: 5_000, headersTimeoutMs: 200 });
+    const { socket, closed } = await connect(port);
+    socket.write('GET /v1/health HTTP/1.1\r\nHost: x\r\n');
+    expect(await closed).toMatch(/^HTTP\/1\.1 400 /);
+  });
+
+  it('closes an idle kept-alive connection after the keep-alive timeout', async () => {
+    const port = await listen({ keepAliveTimeoutMs: 200 });
+    const { socket, closed } = await connect(port);
+    socket.write('GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n');
+    const raw = await closed;
+    expect(raw).toMatch(/^HTTP\/1\.1 200 /);
+    expect(raw).toContain('Keep-Alive: timeout=');
+  });
+});
+
+describe('connection caps', () => {
+  it('answers the connection over the per-address cap with 429, and serves other addresses meanwhile', async () => {
+    const cap = 4;
+    const port = await listen({ connectionsPerAddress: cap });
+    const held = [];
+    for (let i = 0; i < cap; i++) held.push(await connect(port));
+    const server = app!.server;
+    await until(
+      () => new Promise<boolean>((resolve) => server.getConnections((_e, n) => resolve(n === cap))),
+      'the held connections to be open',
+    );
+    const refused = await connect(port);
+    const raw = await refused.closed;
+    expect(raw).toMatch(/^HTTP\/1\.1 429 /);
+    expect(bodyOf(raw)).toEqual({ error: { code: 'rate_limited', message: MESSAGES.tooManyConnections } });
+
+    // Another client address is not affected by this one's connections.
+    const other = await connect(port, '127.0.0.2');
+    other.socket.write('GET /v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect(await other.closed).toMatch(/^HTTP\/1\.1 200 /);
+
+    // Closing one of the held connections makes room again.
+    held[0]!.socket.destroy();
+    await held[0]!.closed;
+    await until(
+      () => new Promise<boolean>((resolve) => server.getConnections((_e, n) => resolve(n === cap - 1))),
+      'the closed connection to be gone',
+    );
+    const again = await connect(port);
+    again.socket.write('GET /v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect(await again.closed).toMatch(/^HTTP\/1\.1 200 /);
+  });
+
+  it('refuses an address asking at twice its limit when it connects, until its window ends', async () => {
+    const port = await listen({ rateLimitMax: 2 });
+    const ask = async (localAddress = '127.0.0.1') => {
+      const { socket, closed } = await connect(port, localAddress);
+      socket.write('GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n');
+      // A kept-alive answer leaves the socket open: the test closes it once the answer is in.
+      const raw = await Promise.race([
+        closed,
+        new Promise<string>((resolve) => setTimeout(resolve, 1_000, '')),
+      ]);
+      socket.destroy();
+      return raw === '' ? await closed : raw;
+    };
+    expect(await ask()).toMatch(/^HTTP\/1\.1 200 /);
+    expect(await ask()).toMatch(/^HTTP\/1\.1 200 /);
+    // The first refusal comes from the app on a connection that stays usable...
+    const first = await ask();
+    expect(first).toMatch(/^HTTP\/1\.1 429 /);
+    expect(first).toMatch(/connection: keep-alive/i);
+    // ...the second (twice the limit asked) closes its connection...
+    const second = await ask();
+    expect(second).toMatch(/^HTTP\/1\.1 429 /);
+    expect(second).toMatch(/connection: close/i);
+    // ...and from then on the 429 comes at connect time, before the request is read.
+    const third = await ask();
+    expect(third).toMatch(/^HTTP\/1\.1 429 /);
+    expect(third).toMatch(/X-RateLimit-Remaining: 0\r\n/);
+    expect(Number(/Retry-After: (\d+)/.exec(third)?.[1])).toBeGreaterThan(0);
+    expect(bodyOf(third).error.code).toBe('rate_limited');
+    // Another address is served as ever.
+    expect(await ask('127.0.0.2')).toMatch(/^HTTP\/1\.1 200 /);
+  });
+
+  it('counts IPv6 clients per prefix: one /64 is one address', () => {
+    expect(addressKey('2001:db8:1:2:aaaa::1', 64)).toBe(addressKey('2001:db8:1:2:bbbb::9', 64));
+    expect(addressKey('2001:db8:1:2::1', 64)).not.toBe(addressKey('2001:db8:1:3::1', 64));
+    expect(addressKey('2001:db8:1:2:aaaa::1', 128)).not.toBe(addressKey('2001:db8:1:2:bbbb::9', 128));
+    expect(addressKey('::ffff:10.1.2.3', 64)).toBe('10.1.2.3');
+    expect(addressKey('10.1.2.3', 64)).toBe('10.1.2.3');
+  });
+});
+
+describe('the rate limit per address', () => {
+  it('shares one budget between addresses of one IPv6 /64', async () => {
+    const built = await make({ rateLimitMax: 3 });
+    const from = (remoteAddress: string) => built.inject({ method: 'GET', url: '/v1/health', remoteAddress });
+    expect((await from('2001:db8:0:1::1')).headers['x-ratelimit-remaining']).toBe('2');
+    expect((await from('2001:db8:0:1::2')).headers['x-ratelimit-remaining']).toBe('1');
+    expect((await from('2001:db8:0:1:ffff::3')).headers['x-ratelimit-remaining']).toBe('0');
+    expect((await from('2001:db8:0:1::4')).statusCode).toBe(429);
+    expect((await from('2001:db8:0:2::1')).statusCode).toBe(200);
+  });
+
+  it('remembers 100,000 addresses: one at its limit stays there while 99,999 others arrive', () => {
+    const store = new LocalStore(false, false, LIMITS.rateLimitAddresses);
+    const window = 60_000;
+    let first = 0;
+    store.incr(
+      '198.51.100.1',
+      (_error, result) => {
+        first = result?.current ?? 0;
+      },
+      window,
+      1,
+    );
+    for (let i = 1; i < LIMITS.rateLimitAddresses; i++) {
+      store.incr(`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, () => undefined, window, 1);
+    }
+    let again = 0;
+    store.incr(
+      '198.51.100.1',
+      (_error, result) => {
+        again = result?.current ?? 0;
+      },
+      window,
+      1,
+    );
+    expect(first).toBe(1);
+    expect(again).toBe(2);
+  });
+});
+
+describe('TRUST_PROXY=true', () => {
+  it('is warned about at start: any client could forge its address', async () => {
+    const log = logCollector();
+    app = await buildApp(defaultConfig({ logLevel: 'info', trustProxy: true }), { logStream: log });
+    const warnings = log.lines.filter((line) => line.level === 40).map((line) => line.msg);
+    expect(warnings).toEqual([
+      expect.stringContaining('TRUST_PROXY=true trusts every X-Forwarded-For entry'),
+    ]);
+    const quiet = logCollector();
+    await app.close();
+    app = await buildApp(defaultConfig({ logLevel: 'info', trustProxy: 1 }), { logStream: quiet });
+    expect(quiet.lines.filter((line) => line.level === 40)).toEqual([]);
+  });
+});
+
+describe('every answer', () => {
+  it('carries X-Content-Type-Options: nosniff, errors and 429s included', async () => {
+    const built = await make({ rateLimitMax: 2 });
+    for (const url of ['/v1/health', '/nowhere', '/v1/roll?formula=2d', '/v1/roll%']) {
+      expect((await built.inject(url)).headers['x-content-type-options']).toBe('nosniff');
+    }
+    expect((await built.inject('/v1/health')).statusCode).toBe(429);
+    expect((await built.inject('/v1/health')).headers['x-content-type-options']).toBe('nosniff');
+  });
+
+  it('refuses a body with a Content-Encoding the service does not decode', async () => {
+    const built = await make();
+    const gzipped = await built.inject({
+      method: 'POST',
+      url: '/v1/roll',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      payload: Buffer.from([0x1f, 0x8b, 0x08, 0x00]),
+    });
+    expect(gzipped.statusCode).toBe(400);
+    expect(gzipped.json()).toEqual({
+      error: { code: 'invalid_request', message: MESSAGES.unsupportedEncoding },
+    });
+    const identity = await built.inject({
+      method: 'POST',
+      url: '/v1/roll',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'identity' },
+      payload: { formula: '1d6' },
+    });
+    expect(identity.statusCode).toBe(200);
+  });
+});

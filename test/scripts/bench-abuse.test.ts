@@ -1,0 +1,24 @@
+// Runs the abuse benchmark end to end with --smoke (every part, briefly) so it keeps working. The
+// numbers are not looked at: tests never assert on time; the answers behind them are.
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+describe('npm run bench:abuse -- --smoke', () => {
+  it('measures every part, with the answers each part is about', { timeout: 90_000 }, async () => {
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--expose-gc', '--import', 'tsx', 'scripts/bench-abuse.ts', '--smoke'],
+      { cwd: root, maxBuffer: 4 * 1024 * 1024 },
+    );
+    expect(stdout).toMatch(/GET 99d4294967296r<4294967295 \(9,999 throws\): 200, /);
+    expect(stdout).toMatch(/GET 1000d4294967296r<4294967295 \(refused at the budget\): 400, /);
+    expect(stdout).toMatch(/memory: the in-memory limiter holding 1000 IPv4 addresses: /);
+    // The whole allowance of the costliest batch was answered, and measured.
+    expect(stdout).toMatch(/its allowance: 60 answers, \d+ ms server CPU/);
+    expect(stdout).toMatch(/another address's \/v1\/health meanwhile \(\d+ requests\)/);
+  });
+});

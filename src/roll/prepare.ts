@@ -50,8 +50,14 @@ export interface GroupPlan {
   /** Further keep/drop modifiers of the term (`4d10dh1dl2`): a die counts only if none drops it. */
   readonly moreKeeps: readonly KeepStep[];
   readonly explode: ExplodeRule;
-  /** Extras are recorded minus 1 (`!p`, `!!p`). */
-  readonly penetrate: boolean;
+  /**
+   * `!!p`: compounded extras are recorded minus 1 (`!p` is ExplodeRule.Penetrate). Like every
+   * Part C field, absent or neutral when unused, so a reader written for earlier plans (the
+   * exact distributions of src/stats) sees a field it does not know only where it matters.
+   */
+  readonly compoundPenetrate?: true;
+  /** Present when a compare point of the term is `<>N`: its range is inverted (see `within`). */
+  readonly notEqual?: true;
   /** Values (after clamping) that explode: explodeLow <= value <= explodeHigh. */
   readonly explodeLow: number;
   readonly explodeHigh: number;
@@ -60,14 +66,13 @@ export interface GroupPlan {
   /** Values (after clamping) that get rerolled: rerollLow <= value <= rerollHigh. */
   readonly rerollLow: number;
   readonly rerollHigh: number;
-  /** `u` / `uo`: rerolls allowed per die while it repeats an earlier die (0: no unique). */
-  readonly uniqueLimit: number;
-  /** Values (after clamping) that must be unique: uniqueLow <= value <= uniqueHigh. */
-  readonly uniqueLow: number;
-  readonly uniqueHigh: number;
-  /** `mN` / `mtN`: sets of at least matchAmount equal kept values (0: none); mt makes their number the total. */
-  readonly matchAmount: number;
-  readonly matchTotal: boolean;
+  /**
+   * `u` / `uo`: rerolls allowed per die while it repeats an earlier die, and the values (after
+   * clamping) that must be unique, `low <= value <= high`. Absent without `u`.
+   */
+  readonly unique?: { readonly limit: number; readonly low: number; readonly high: number };
+  /** `mN` / `mtN`: sets of at least `amount` equal kept values; `total` (mt) makes their number the total. */
+  readonly match?: { readonly amount: number; readonly total: boolean };
   /** min/max: a face below clampLow counts as clampLow, above clampHigh as clampHigh. */
   readonly clamped: boolean;
   readonly clampLow: number;
@@ -372,11 +377,10 @@ function planGroup(
       moreKeeps.push({ keep: rule, amount });
     }
   };
-  let uniqueLimit = 0;
-  let uniqueRange = EMPTY;
-  let matchAmount = 0;
-  let matchTotal = false;
-  let penetrate = false;
+  let unique: { limit: number; low: number; high: number } | undefined;
+  let match: { amount: number; total: boolean } | undefined;
+  let compoundPenetrate = false;
+  let notEqual = false;
   let explode: ExplodeRule = ExplodeRule.None;
   let explodeRange = EMPTY;
   let rerollLimit = 0;
@@ -404,13 +408,13 @@ function planGroup(
       case 'drop':
         addKeep(modifier.mode === 'highest' ? KeepRule.DropHighest : KeepRule.DropLowest, modifier.amount);
         break;
-      case 'unique':
-        uniqueLimit = modifier.once ? 1 : LIMITS.uniqueCap;
-        uniqueRange = modifier.compare === null ? EVERYTHING : compareBounds(modifier.compare);
+      case 'unique': {
+        const [low, high] = modifier.compare === null ? EVERYTHING : compareBounds(modifier.compare);
+        unique = { limit: modifier.once ? 1 : LIMITS.uniqueCap, low, high };
         break;
+      }
       case 'match':
-        matchAmount = modifier.amount;
-        matchTotal = modifier.total;
+        match = { amount: modifier.amount, total: modifier.total };
         break;
       case 'advantage':
         keepOne = modifier.mode;
@@ -422,7 +426,7 @@ function planGroup(
             ? ExplodeRule.Penetrate
             : ExplodeRule.Explode;
         explodeRange = compareBounds(explodePoint(term, modifier));
-        penetrate = modifier.penetrate;
+        compoundPenetrate = modifier.compound && modifier.penetrate;
         break;
       case 'reroll':
         rerollLimit = modifier.once ? 1 : LIMITS.rerollCap;
@@ -452,7 +456,10 @@ function planGroup(
     count = Math.max(count, 2);
   }
   const [clampLow, clampHigh] = clamped ? clampBounds(term) : [lowest, highest];
-  const recordThrows = rerollLimit > 0 || uniqueLimit > 0 || explode !== ExplodeRule.None;
+  for (const modifier of modifiers) {
+    if ('compare' in modifier && modifier.compare?.operator === '<>') notEqual = true;
+  }
+  const recordThrows = rerollLimit > 0 || unique !== undefined || explode !== ExplodeRule.None;
   return {
     sides: term.sides,
     faces: term.faces,
@@ -463,17 +470,11 @@ function planGroup(
     keepAmount,
     moreKeeps: moreKeeps ?? NO_KEEPS,
     explode,
-    penetrate,
     explodeLow: explodeRange[0],
     explodeHigh: explodeRange[1],
     rerollLimit,
     rerollLow: rerollRange[0],
     rerollHigh: rerollRange[1],
-    uniqueLimit,
-    uniqueLow: uniqueRange[0],
-    uniqueHigh: uniqueRange[1],
-    matchAmount,
-    matchTotal,
     clamped,
     clampLow,
     clampHigh,
@@ -494,11 +495,15 @@ function planGroup(
       keep === KeepRule.All &&
       term.faces === undefined &&
       !clamped &&
-      matchAmount === 0 &&
+      match === undefined &&
       successRange === undefined &&
       highRange === undefined &&
       lowRange === undefined,
     label: term.label?.text,
     pool,
+    ...(unique === undefined ? {} : { unique }),
+    ...(match === undefined ? {} : { match }),
+    ...(compoundPenetrate ? { compoundPenetrate: true as const } : {}),
+    ...(notEqual ? { notEqual: true as const } : {}),
   };
 }

@@ -255,7 +255,7 @@ function throwGroup(plan: GroupPlan, random: RandomSource, base: number): Thrown
   try {
     if (
       plan.rerollLimit === 0 &&
-      plan.uniqueLimit === 0 &&
+      plan.unique === undefined &&
       plan.explode === ExplodeRule.None &&
       !plan.clamped &&
       plan.faces === undefined
@@ -278,7 +278,7 @@ function finishGroup(plan: GroupPlan, thrown: Thrown, base: number, keptDice: nu
   let keptFlags: boolean[];
   let kept: number[];
   let sum = 0;
-  if (keptDice === count && ((plan.rerollLimit === 0 && plan.uniqueLimit === 0) || compound)) {
+  if (keptDice === count && ((plan.rerollLimit === 0 && plan.unique === undefined) || compound)) {
     keptFlags = new Array<boolean>(length).fill(true);
     kept = results.slice();
     for (let d = base; d < base + count; d++) sum += dieValue[d]!;
@@ -310,9 +310,9 @@ function finishGroup(plan: GroupPlan, thrown: Thrown, base: number, keptDice: nu
 
   let total = sum;
   let matches: number[] | undefined;
-  if (plan.matchAmount > 0) {
-    matches = matchingValues(plan.matchAmount, base, count);
-    if (plan.matchTotal) total = matches.length;
+  if (plan.match !== undefined) {
+    matches = matchingValues(plan.match.amount, base, count);
+    if (plan.match.total) total = matches.length;
   }
   let successes: number | undefined;
   let failures: number | undefined;
@@ -442,8 +442,10 @@ function throwDice(plan: GroupPlan, random: RandomSource, base: number): Thrown 
   const { sides, faces, count, explode, rerollLimit, rerollLow, rerollHigh, clampLow, clampHigh } = plan;
   const { explodeLow, explodeHigh } = plan;
   const compound = explode === ExplodeRule.Compound;
-  const penalty = plan.penetrate ? 1 : 0;
-  const { uniqueLimit, uniqueLow, uniqueHigh } = plan;
+  const penalty = explode === ExplodeRule.Penetrate || plan.compoundPenetrate ? 1 : 0;
+  const uniqueLimit = plan.unique?.limit ?? 0;
+  const uniqueLow = plan.unique?.low ?? 0;
+  const uniqueHigh = plan.unique?.high ?? 0;
   // `u`: the values of the term's earlier dice.
   const earlier = uniqueLimit > 0 ? new Set<number>() : undefined;
   const results: number[] = [];

@@ -2,7 +2,7 @@
 // sample roll with every die marked, or where and why a formula is refused.
 //
 //   npm run playground -- "4d6kh3+2" [--tags fire,cold] [--advantage advantage|disadvantage]
-//                          [--bonus 2 --bonus 1d4] [--json] [--trace]
+//                          [--bonus 2 --bonus 1d4] [--json] [--trace] [--stats]
 //   npm run playground                      (interactive: one formula per line)
 
 import { readFileSync } from 'node:fs';
@@ -31,6 +31,8 @@ import {
   prepareRoll,
   rollPrepared,
 } from '../src/index.js';
+import { distribution } from '../src/stats/distribution.js';
+import { statsLines } from './playground-stats.js';
 
 interface Options {
   tags: string[];
@@ -38,11 +40,13 @@ interface Options {
   bonuses: Array<number | string>;
   json: boolean;
   trace: boolean;
+  /** Also the exact distribution of the total (scripts/playground-stats.ts). */
+  stats: boolean;
   formula: string | undefined;
 }
 
 const USAGE = `usage: npm run playground -- "<formula>" [--tags a,b] [--advantage advantage|disadvantage]
-                         [--bonus N|fragment]... [--json] [--trace]
+                         [--bonus N|fragment]... [--json] [--trace] [--stats]
        npm run playground            (interactive prompt)`;
 
 function parseArgs(argv: readonly string[]): Options {
@@ -52,6 +56,7 @@ function parseArgs(argv: readonly string[]): Options {
     bonuses: [],
     json: false,
     trace: false,
+    stats: false,
     formula: undefined,
   };
   for (let i = 0; i < argv.length; i++) {
@@ -81,6 +86,9 @@ function parseArgs(argv: readonly string[]): Options {
       case '--trace':
         options.trace = true;
         break;
+      case '--stats':
+        options.stats = true;
+        break;
       case '--help':
       case '-h':
         throw new UsageError(USAGE);
@@ -109,8 +117,9 @@ function run(formula: string, options: Options): { text: string; ok: boolean } {
     const prepared = prepareRoll(request);
     const warnings: string[] = [];
     const roll = rollPrepared(prepared, { onDeprecation: (w) => warnings.push(`${w.item}: ${w.message}`) });
+    const stats = options.stats ? distribution(request) : undefined;
     if (options.json) {
-      return { text: JSON.stringify({ ast, diceCount: prepared.diceCount, roll }), ok: true };
+      return { text: JSON.stringify({ ast, diceCount: prepared.diceCount, roll, stats }), ok: true };
     }
     const lines = [
       trace,
@@ -123,6 +132,7 @@ function run(formula: string, options: Options): { text: string; ok: boolean } {
       ...rollLines(diceTerms(ast, options), roll),
       ...(roll.expression === undefined ? [] : ['', ...expressionTree(roll.expression, roll)]),
       ...warnings.map((w) => `warning: ${w}`),
+      ...(stats === undefined ? [] : ['', ...statsLines(stats)]),
     ];
     return { text: lines.filter((line, i) => i > 0 || line !== '').join('\n'), ok: true };
   } catch (error) {

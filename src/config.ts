@@ -45,6 +45,14 @@ export interface Config {
   ipv6PrefixLength: number;
   /** With REDIS_URL: how long a starting server waits for Redis before it listens counting locally. */
   redisStartupWaitMs: number;
+  /** Receipts and tables (docs/trust.md): the signing key, retired public keys, where SQLite lives, and the table limits. */
+  signingKeyFile: string | undefined;
+  signingRetiredKeysFile: string | undefined;
+  dataDir: string;
+  tableRetentionDays: number;
+  tableMaxEntries: number;
+  tablesPerHour: number;
+  sseConnectionsPerAddress: number;
 }
 
 /** Default idle keep-alive: short, as nothing but a proxy gains from long-idle connections. */
@@ -74,6 +82,9 @@ export function defaultMaxConnections(limitsText?: string): number {
   if (soft === 'unlimited') return MAX_CONNECTIONS_CEILING;
   return Math.max(1, Math.min(MAX_CONNECTIONS_CEILING, Math.floor(Number(soft) / 2)));
 }
+
+/** Where the SQLite file of tables and receipts lives without DATA_DIR (relative to the working directory). */
+export const DEFAULT_DATA_DIR = './data';
 
 /** Upper bound for WORKERS: far above any core count, low enough to catch a typo. */
 export const MAX_WORKERS = 256;
@@ -171,6 +182,11 @@ const logLevel = z
     return level;
   });
 
+const optionalPath = z
+  .string()
+  .optional()
+  .transform((text) => (text === undefined || text.trim() === '' ? undefined : text.trim()));
+
 const EnvSchema = z.object({
   PORT: integer('PORT', 0, 65_535, 3000),
   HOST: host,
@@ -192,6 +208,18 @@ const EnvSchema = z.object({
   MAX_CONNECTIONS: integer('MAX_CONNECTIONS', 1, 1_000_000, 0),
   IPV6_PREFIX_LENGTH: integer('IPV6_PREFIX_LENGTH', 1, 128, LIMITS.ipv6PrefixLength),
   REDIS_STARTUP_WAIT_MS: integer('REDIS_STARTUP_WAIT_MS', 0, 600_000, LIMITS.redisStartupWaitMs),
+  SIGNING_KEY_FILE: optionalPath,
+  SIGNING_RETIRED_KEYS_FILE: optionalPath,
+  DATA_DIR: optionalPath,
+  TABLE_RETENTION_DAYS: integer('TABLE_RETENTION_DAYS', 1, 3650, LIMITS.tableRetentionDays),
+  TABLE_MAX_ENTRIES: integer('TABLE_MAX_ENTRIES', 1, 1_000_000, LIMITS.tableMaxEntries),
+  TABLES_PER_HOUR: integer('TABLES_PER_HOUR', 1, 1_000_000, LIMITS.tablesPerHour),
+  SSE_CONNECTIONS_PER_ADDRESS: integer(
+    'SSE_CONNECTIONS_PER_ADDRESS',
+    1,
+    100_000,
+    LIMITS.sseConnectionsPerAddress,
+  ),
 });
 
 /** Reads the configuration; throws ConfigError with one line naming every bad variable. */
@@ -236,6 +264,13 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     maxConnections: e.MAX_CONNECTIONS || defaultMaxConnections(),
     ipv6PrefixLength: e.IPV6_PREFIX_LENGTH,
     redisStartupWaitMs: e.REDIS_STARTUP_WAIT_MS,
+    signingKeyFile: e.SIGNING_KEY_FILE,
+    signingRetiredKeysFile: e.SIGNING_RETIRED_KEYS_FILE,
+    dataDir: e.DATA_DIR ?? DEFAULT_DATA_DIR,
+    tableRetentionDays: e.TABLE_RETENTION_DAYS,
+    tableMaxEntries: e.TABLE_MAX_ENTRIES,
+    tablesPerHour: e.TABLES_PER_HOUR,
+    sseConnectionsPerAddress: e.SSE_CONNECTIONS_PER_ADDRESS,
   };
 }
 

@@ -12,7 +12,8 @@ import { LIMITS } from './limits.js';
  */
 export const ERROR_STATUSES = {
   400: { schema: 'BadRequestError', description: 'The request or the formula was rejected' },
-  404: { schema: 'NotFoundError', description: 'No such path' },
+  404: { schema: 'NotFoundError', description: 'No such path, table or stored receipt' },
+  409: { schema: 'ConflictError', description: 'The table holds its maximum of entries' },
   413: {
     schema: 'PayloadTooLargeError',
     description: `The request body is larger than the limit (${LIMITS.bodyBytes} bytes by default)`,
@@ -23,6 +24,10 @@ export const ERROR_STATUSES = {
     description:
       'Something failed on the server (the random source, or a fault of ours); the caller may try again',
   },
+  503: {
+    schema: 'UnavailableError',
+    description: 'The table and receipt store cannot be reached; plain rolls still work',
+  },
 } as const;
 
 export type ErrorStatus = keyof typeof ERROR_STATUSES;
@@ -32,13 +37,30 @@ export const ERROR_CODES = {
   invalid_request: 400,
   invalid_formula: 400,
   too_many_dice: 400,
+  too_complex: 400,
   not_found: 404,
+  table_full: 409,
   payload_too_large: 413,
   rate_limited: 429,
+  too_many_tables: 429,
+  too_many_streams: 429,
   internal_error: 500,
+  unavailable: 503,
 } as const satisfies Record<string, ErrorStatus>;
 
 export type ApiErrorCode = keyof typeof ERROR_CODES;
+
+/**
+ * Codes with a body schema of their own in the document: only the operations that list them in
+ * `refuses` (src/api/operations.ts) answer them, so their status's schema leaves them out and
+ * those operations document both.
+ */
+export const CODE_SCHEMAS: Partial<Record<ApiErrorCode, { schema: string; description: string }>> = {
+  too_complex: {
+    schema: 'TooComplexError',
+    description: "The formula's exact distribution would cost more than the budget (docs/stats.md)",
+  },
+};
 
 /** The codes a status carries, in table order (the `code` enum of that status's body schema). */
 export const codesOf = (status: ErrorStatus): ApiErrorCode[] =>
@@ -62,6 +84,15 @@ export const MESSAGES = {
   unsupportedEncoding:
     'The body has a Content-Encoding; send it uncompressed (no Content-Encoding, or identity).',
   payloadTooLarge: (bodyLimitBytes: number) => `The request body is larger than ${bodyLimitBytes} bytes.`,
+  tableNotFound: 'No such table (it may have expired).',
+  rollNotFound: 'No stored receipt has this id (it may have expired).',
+  tableFull: (maxEntries: number) =>
+    `This table holds its maximum of ${maxEntries} entries; create a new table.`,
+  tooManyTables: (perHour: number) =>
+    `This address has created ${perHour} tables this hour, the most allowed; try again later.`,
+  tooManyStreams: (limit: number) =>
+    `This address already holds ${limit} open event streams, the most allowed; close one first.`,
+  unavailable: 'The table and receipt store is unavailable; plain rolls still work. Try again shortly.',
 } as const;
 
 /** The body of every error response: `{"error":{"code","message"}}`. */
@@ -144,6 +175,15 @@ export class TooManyDiceError extends DiceError {
       `This batch asks for ${requested} dice; a batch may roll at most ${budget} dice in total.`,
     );
     this.name = 'TooManyDiceError';
+  }
+}
+
+/** A distribution (/v1/stats) whose exact answer would cost more than the engine's budget (docs/stats.md). */
+export class TooComplexError extends DiceError {
+  declare readonly code: 'too_complex';
+  constructor(message: string) {
+    super('too_complex', message);
+    this.name = 'TooComplexError';
   }
 }
 

@@ -1,4 +1,5 @@
-// fairdice's library entry: parse a formula, count its dice, roll it. Pure: no HTTP, no tRPC.
+// fairdice's library entry: parse a formula, count its dice, roll it, and compute the exact
+// distribution of its total. Pure: no HTTP, no tRPC.
 
 export * from './errors.js';
 export type {
@@ -54,3 +55,18 @@ export type {
   RollResponse,
 } from './roll/types.js';
 export { ADVANTAGE_STATES } from './roll/types.js';
+export type {
+  Percentiles,
+  StatsListing,
+  StatsOptions,
+  StatsOutcome,
+  StatsRequest,
+  StatsResponse,
+  Truncation,
+} from './stats/distribution.js';
+export { checkDistribution, distribution, PERCENTILES } from './stats/distribution.js';
+export { canonicalJson } from './trust/canonical.js';
+export type { Ed25519Jwk, Jwks, Receipt, ReceiptBody, SignedRequest } from './trust/receipt.js';
+export { GENESIS_PREV } from './trust/receipt.js';
+export type { ChainResult, VerifyResult } from './trust/verify.js';
+export { jwkThumbprint, receiptHash, verifyChain, verifyReceipt } from './trust/verify.js';

@@ -64,6 +64,23 @@ export const LIMITS = {
   /** Powers: the largest exponent, and the largest absolute value a power may reach. */
   exponentMax: 20,
   powerMaxAbs: 1e100,
+  /** Tables and receipts (docs/trust.md); each configurable by the env variable of the same name. */
+  tableRetentionDays: 30,
+  tableMaxEntries: 10_000,
+  tablesPerHour: 20,
+  sseConnectionsPerAddress: 20,
+  /** Entries one GET /v1/tables/{id}/rolls answer lists at most. */
+  tableRollsPerPage: 100,
+  /** Characters of a table id: 144 random bits in base64url. */
+  tableIdLength: 24,
+  /** /v1/stats: outcomes listed at most (beyond: the summary only), and bytes of counts at most. */
+  statsOutcomesMax: 25_000,
+  statsCountsBytes: 262_144,
+  /** /v1/stats: explosion chains are listed until the mass left beyond is below this. */
+  statsTailBelow: 1e-30,
+  /** /v1/stats: the engine's work budget, in estimated 64-bit word operations, and its time limit. */
+  statsCostBudget: 2e9,
+  statsTimeoutMs: 5_000,
 } as const;
 
 /** A tag: the trailing word a formula may end with. */

@@ -6,6 +6,7 @@ import { runPrimary } from './cluster.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { buildApp } from './http/app.js';
 import { shutDownOnSignals } from './shutdown.js';
+import { Trust } from './trust/service.js';
 
 async function main(): Promise<void> {
   let config: Config;
@@ -24,12 +25,18 @@ async function main(): Promise<void> {
     });
     return;
   }
-  const app = await buildApp(config);
-  shutDownOnSignals({
-    close: () => app.close(),
-    graceMs: config.shutdownGraceMs,
-    logger: app.log,
-  });
+  // The key and the store at start, not at the first receipt: a key file others can read, or a
+  // DATA_DIR that cannot be written, stops start-up here with its reason.
+  const log = pino({ level: config.logLevel });
+  const trust = await Trust.fromConfig(config, log);
+  trust.announce();
+  await trust.open(log);
+  const app = await buildApp(config, { trust });
+  const close = async () => {
+    await app.close();
+    await trust.close();
+  };
+  shutDownOnSignals({ close, graceMs: config.shutdownGraceMs, logger: app.log });
   await app.listen({ host: config.host, port: config.port });
 }
 

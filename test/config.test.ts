@@ -26,6 +26,13 @@ describe('loadConfig', () => {
       maxConnections: defaultMaxConnections(),
       ipv6PrefixLength: 64,
       redisStartupWaitMs: 2_000,
+      signingKeyFile: undefined,
+      signingRetiredKeysFile: undefined,
+      dataDir: './data',
+      tableRetentionDays: 30,
+      tableMaxEntries: 10_000,
+      tablesPerHour: 20,
+      sseConnectionsPerAddress: 20,
     });
   });
 
@@ -51,6 +58,13 @@ describe('loadConfig', () => {
       MAX_CONNECTIONS: '900',
       IPV6_PREFIX_LENGTH: '56',
       REDIS_STARTUP_WAIT_MS: '0',
+      SIGNING_KEY_FILE: '/etc/fairdice/signing.pem',
+      SIGNING_RETIRED_KEYS_FILE: '/etc/fairdice/retired.json',
+      DATA_DIR: '/var/lib/fairdice',
+      TABLE_RETENTION_DAYS: '7',
+      TABLE_MAX_ENTRIES: '500',
+      TABLES_PER_HOUR: '3',
+      SSE_CONNECTIONS_PER_ADDRESS: '5',
     });
     expect(config).toEqual({
       port: 8080,
@@ -73,6 +87,13 @@ describe('loadConfig', () => {
       maxConnections: 900,
       ipv6PrefixLength: 56,
       redisStartupWaitMs: 0,
+      signingKeyFile: '/etc/fairdice/signing.pem',
+      signingRetiredKeysFile: '/etc/fairdice/retired.json',
+      dataDir: '/var/lib/fairdice',
+      tableRetentionDays: 7,
+      tableMaxEntries: 500,
+      tablesPerHour: 3,
+      sseConnectionsPerAddress: 5,
     });
   });
 
@@ -118,6 +139,9 @@ describe('loadConfig', () => {
     ['PORT', '-1'],
     ['PORT', '3.5'],
     ['RATE_LIMIT_MAX', '0'],
+    ['TABLE_RETENTION_DAYS', '0'],
+    ['TABLE_MAX_ENTRIES', 'many'],
+    ['SSE_CONNECTIONS_PER_ADDRESS', '0'],
     ['RATE_LIMIT_WINDOW_MS', 'soon'],
     ['DICE_PER_ROLL', '0'],
     ['DICE_PER_BATCH', '1e3'],

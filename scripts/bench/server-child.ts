@@ -4,6 +4,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { fastifyTRPCOpenApiPlugin } from 'trpc-to-openapi';
 import type { DiceContext } from '../../dist/api/operations.js';
 import { appRouter } from '../../dist/api/router.js';
+import { StatsService } from '../../dist/api/stats-service.js';
 import { loadConfig } from '../../dist/config.js';
 import { buildApp } from '../../dist/http/app.js';
 import { cryptoRandom, LIMITS } from '../../dist/index.js';
@@ -33,6 +34,8 @@ async function buildTrpcToOpenapi(): Promise<FastifyInstance> {
     random: cryptoRandom,
     dicePerRoll: LIMITS.dicePerRoll,
     dicePerBatch: LIMITS.dicePerBatch,
+    // Its worker pool starts only if /v1/stats is asked for (the bench does not).
+    stats: new StatsService(),
   };
   await app.register(fastifyTRPCOpenApiPlugin, { router: appRouter, createContext: () => context });
   return app;

@@ -1,20 +1,43 @@
 // Every operation of the service, in one table. The tRPC router (src/api/router.ts), the REST
-// routes (src/http/routes.ts) and the OpenAPI document (src/http/openapi.ts) are all built from
-// it: adding an operation is one entry here. docs/api.md describes them for callers.
-import type { z } from 'zod';
-import type { ErrorStatus } from '../errors.js';
+// routes (src/http/routes.ts), the OpenAPI document (src/http/openapi.ts) and the MCP tools
+// (src/mcp/tools.ts) are all built from it: adding an operation is one entry here, and marking it
+// with `tool` exposes it to AI clients too. docs/api.md and docs/mcp.md describe them for callers.
+import { z } from 'zod';
+import type { ApiErrorCode, ErrorStatus } from '../errors.js';
 import { LIMITS } from '../limits.js';
+import { batchLines, rollLine, statsLine } from '../mcp/lines.js';
 import type { RandomSource } from '../roll/types.js';
+import type { Trust } from '../trust/service.js';
 import { VERSION } from '../version.js';
-import { rollBatch, rollOne } from './roll.js';
 import {
   BatchRollRequestSchema,
   BatchRollResponseSchema,
   HealthResponseSchema,
+  ReceiptSchema,
   RollQuerySchema,
   RollRequestSchema,
   RollResponseSchema,
 } from './schemas.js';
+import { StatsQuerySchema, StatsRequestSchema, StatsResponseSchema } from './stats-schemas.js';
+import type { StatsService } from './stats-service.js';
+import {
+  createTable,
+  publishedKeys,
+  rollBatchMaybeSigned,
+  rollOneMaybeSigned,
+  storedRoll,
+  tableRolls,
+  verify,
+} from './tables.js';
+import {
+  JwksSchema,
+  RollIdSchema,
+  TableCreatedSchema,
+  TableRollsQuerySchema,
+  TableRollsSchema,
+  VerifyRequestSchema,
+  VerifyResultSchema,
+} from './trust-schemas.js';
 
 /** The one logging call operations make (pino-compatible, so a request logger carries its id). */
 interface RollLog {
@@ -27,8 +50,37 @@ export interface DiceContext {
   random: RandomSource;
   dicePerRoll: number;
   dicePerBatch: number;
+  /** Exact distributions, computed off the event loop and cached (src/stats/service.ts). */
+  stats: StatsService;
   /** Throws one request may make, rerolls and explosions included (THROWS_PER_REQUEST; default LIMITS.throwsPerRequest). */
   throwsPerRequest?: number;
+  /** Receipts and tables (docs/trust.md): the signing key and the store; absent, they answer 503. */
+  trust?: Trust | undefined;
+  /** The client address (as TRUST_PROXY decides), which table creations count against. */
+  address?: string | undefined;
+}
+
+/**
+ * The mark that exposes an operation as an MCP tool (docs/mcp.md): its input schema, output
+ * schema and errors are the operation's; the marker adds what only a model reads.
+ */
+export interface ToolMarker<In = never, Out = never> {
+  /** The tool's name: lowercase words joined by `_` (`roll`, `roll_batch`). */
+  name: string;
+  title: string;
+  /** What the tool does and when to call it, for a model; the notation's basics are appended. */
+  description: string;
+  /** It changes nothing anywhere (the tool's readOnlyHint). */
+  readOnly: boolean;
+  /** Calling it twice with the same arguments has the effect of calling it once (idempotentHint). */
+  idempotent: boolean;
+  /**
+   * Arguments only the tool takes, added to the operation's input object (the stats tool's
+   * `target`): validated with it, given to `line`, never to `run`.
+   */
+  extraInput?: Readonly<Record<string, z.ZodType>>;
+  /** The one line of text a model reads and quotes, from the output and the validated input. */
+  line(output: Out, input: In & Record<string, unknown>): string;
 }
 
 /**
@@ -67,6 +119,25 @@ export interface Operation<
   ): z.input<O> | Promise<z.input<O>>;
   /** Extra response headers of the REST answer (a cache validator, say), read off the output. */
   headers?(output: z.output<O>): Record<string, string>;
+  /**
+   * An answer that never changes for its input within one version: `etag` names it before any
+   * work, the REST route answers a matching If-None-Match with 304, and every answer carries
+   * `ETag` and `Cache-Control: public, max-age=maxAgeSeconds`.
+   */
+  cache?: {
+    etag(input: I extends z.ZodType ? z.output<I> : undefined, ctx: DiceContext): string;
+    maxAgeSeconds: number;
+  };
+  /**
+   * The REST answer as JSON text, already checked against `output` (off the event loop): when
+   * present, the REST route sends it as is, so a large answer costs the event loop no validation
+   * and no serialisation. tRPC still calls `run`.
+   */
+  runJson?(input: I extends z.ZodType ? z.output<I> : undefined, ctx: DiceContext): Promise<string>;
+  /** 400 codes with a body schema of their own (src/errors.ts CODE_SCHEMAS) this operation may answer. */
+  refuses?: readonly ApiErrorCode[];
+  /** Present: the operation is also an MCP tool (src/mcp/tools.ts). */
+  tool?: ToolMarker<I extends z.ZodType ? z.output<I> : undefined, z.output<O>>;
 }
 
 /** An entry of the table, with its input and output types inferred. */
@@ -75,6 +146,18 @@ const operation = <I extends z.ZodType | undefined, O extends z.ZodType, K exten
 ) => entry;
 
 const ROLL_ERRORS = [400, 413, 429, 500] as const satisfies readonly ErrorStatus[];
+/** A roll that asks for a receipt or names a table also meets the store (docs/trust.md). */
+const SIGNED_ROLL_ERRORS = [400, 404, 409, 413, 429, 500, 503] as const satisfies readonly ErrorStatus[];
+const STORE_READ_ERRORS = [400, 404, 429, 500, 503] as const satisfies readonly ErrorStatus[];
+
+/** A distribution never changes for a given version: a day of public caching. */
+const STATS_MAX_AGE_SECONDS = 86_400;
+
+const statsDescription =
+  'The exact distribution of the `total` that /v1/roll returns for the same request: every possible total ' +
+  'with its count over one denominator, exact mean and variance, percentiles, and how explosion chains ' +
+  'were truncated. A formula whose exact answer would cost more than the budget is 400 too_complex. ' +
+  'See docs/stats.md.';
 
 export const OPERATIONS = {
   roll: operation({
@@ -87,9 +170,9 @@ export const OPERATIONS = {
     summary: 'Roll a formula from the query string',
     description:
       'Rolls `formula` (send `+` as `%2B` in a URL) with an optional `advantage`. ' +
-      'Takes no bonuses or tags; use POST /v1/roll for those.',
-    errors: ROLL_ERRORS,
-    run: rollOne,
+      'Takes no bonuses or tags; use POST /v1/roll for those. `receipt=true` adds a signed receipt (docs/trust.md).',
+    errors: [400, 413, 429, 500, 503],
+    run: rollOneMaybeSigned,
   }),
 
   rollWith: operation({
@@ -101,9 +184,21 @@ export const OPERATIONS = {
     tags: ['dice'],
     summary: 'Roll a formula with bonuses and tags',
     description:
-      'Rolls a full RollRequest: formula, advantage, bonuses and the tags the formula may end with.',
-    errors: ROLL_ERRORS,
-    run: rollOne,
+      'Rolls a full RollRequest: formula, advantage, bonuses and the tags the formula may end with. ' +
+      '`"receipt": true` adds a signed receipt; `"table": "<id>"` signs the roll and appends it to that table (docs/trust.md).',
+    errors: SIGNED_ROLL_ERRORS,
+    run: rollOneMaybeSigned,
+    tool: {
+      name: 'roll',
+      title: 'Roll dice',
+      description:
+        'Rolls a dice formula with a fair random source and returns every die, which counted, and the total. ' +
+        'Call it whenever a game needs a roll: never make a result up. Optional: advantage ' +
+        '(advantage or disadvantage), bonuses (integers or formula fragments), tags (the words a formula may end with).',
+      readOnly: true,
+      idempotent: false,
+      line: rollLine,
+    },
   }),
 
   batch: operation({
@@ -115,8 +210,86 @@ export const OPERATIONS = {
     tags: ['dice'],
     summary: 'Roll several formulas at once',
     description: `Rolls up to ${LIMITS.rollsPerBatch} requests in order. The dice of all rolls count against one batch budget (${LIMITS.dicePerBatch} by default); over it the whole batch is refused with too_many_dice.`,
+    errors: SIGNED_ROLL_ERRORS,
+    run: (input, ctx) => rollBatchMaybeSigned(input.rolls, ctx),
+    tool: {
+      name: 'roll_batch',
+      title: 'Roll several formulas',
+      description: `Rolls up to ${LIMITS.rollsPerBatch} formulas at once, in order, one line per roll; their dice share one budget (${LIMITS.dicePerBatch} by default).`,
+      readOnly: true,
+      idempotent: false,
+      line: batchLines,
+    },
+  }),
+
+  createTable: operation({
+    kind: 'mutation',
+    method: 'POST',
+    path: '/v1/tables',
+    input: undefined,
+    output: TableCreatedSchema,
+    tags: ['tables'],
+    summary: 'Create a table',
+    description:
+      'Creates a shared dice tray. Every roll made with `"table": "<id>"` is signed and appended to its log. ' +
+      `Whoever holds the id may roll and read there. At most ${LIMITS.tablesPerHour} per address per hour by default.`,
+    errors: [429, 500, 503],
+    run: (_input, ctx) => createTable(ctx),
+  }),
+
+  tableRolls: operation({
+    kind: 'query',
+    method: 'GET',
+    path: '/v1/tables/{id}/rolls',
+    input: TableRollsQuerySchema,
+    output: TableRollsSchema,
+    tags: ['tables'],
+    summary: "A table's log",
+    description: `The entries with a sequence number above \`after\`, in order, at most ${LIMITS.tableRollsPerPage} at a time. New entries as they happen: GET /v1/tables/{id}/events (Server-Sent Events).`,
+    errors: STORE_READ_ERRORS,
+    run: (input, ctx) => tableRolls(input, ctx, LIMITS.tableRollsPerPage),
+  }),
+
+  storedRoll: operation({
+    kind: 'query',
+    method: 'GET',
+    path: '/v1/rolls/{rollId}',
+    input: RollIdSchema,
+    output: ReceiptSchema,
+    tags: ['tables'],
+    summary: 'A stored receipt',
+    description: 'Any receipt the service made and still keeps (at a table or not), by its id.',
+    errors: STORE_READ_ERRORS,
+    run: storedRoll,
+  }),
+
+  verifyReceipt: operation({
+    kind: 'mutation',
+    method: 'POST',
+    path: '/v1/receipts/verify',
+    input: VerifyRequestSchema,
+    output: VerifyResultSchema,
+    tags: ['tables'],
+    summary: 'Verify a receipt',
+    description:
+      'Checks a receipt against the keys of /.well-known/jwks.json, for callers that cannot verify Ed25519 themselves. ' +
+      'An invalid receipt is a 200 with `valid: false` and the reason.',
     errors: ROLL_ERRORS,
-    run: (input, ctx) => rollBatch(input.rolls, ctx),
+    run: verify,
+  }),
+
+  jwks: operation({
+    kind: 'query',
+    method: 'GET',
+    path: '/.well-known/jwks.json',
+    input: undefined,
+    output: JwksSchema,
+    tags: ['tables'],
+    summary: 'The public keys that verify receipts',
+    description:
+      "JWKS (RFC 7517): the current Ed25519 key first, then retired ones; each `kid` is the key's RFC 7638 thumbprint.",
+    errors: [429, 500],
+    run: (_input, ctx) => publishedKeys(ctx),
   }),
 
   health: operation({
@@ -130,6 +303,49 @@ export const OPERATIONS = {
     description: 'Answers while the service is up. Rolls nothing.',
     errors: [429],
     run: () => ({ status: 'ok' as const, version: VERSION }),
+  }),
+
+  stats: operation({
+    kind: 'query',
+    method: 'GET',
+    path: '/v1/stats',
+    input: StatsQuerySchema,
+    output: StatsResponseSchema,
+    tags: ['stats'],
+    summary: 'Exact probabilities of a formula, from the query string',
+    description: `${statsDescription} Answers carry an ETag and public caching; If-None-Match gives 304.`,
+    errors: ROLL_ERRORS,
+    refuses: ['too_complex'],
+    run: (input, ctx) => ctx.stats.distribution(input),
+    runJson: (input, ctx) => ctx.stats.json(input),
+    cache: { etag: (input, ctx) => ctx.stats.etag(input), maxAgeSeconds: STATS_MAX_AGE_SECONDS },
+  }),
+
+  statsWith: operation({
+    kind: 'mutation',
+    method: 'POST',
+    path: '/v1/stats',
+    input: StatsRequestSchema,
+    output: StatsResponseSchema,
+    tags: ['stats'],
+    summary: 'Exact probabilities of a formula with bonuses and tags',
+    description: `${statsDescription} Takes a full RollRequest plus an optional depth.`,
+    errors: ROLL_ERRORS,
+    refuses: ['too_complex'],
+    run: (input, ctx) => ctx.stats.distribution(input),
+    runJson: (input, ctx) => ctx.stats.json(input),
+    tool: {
+      name: 'stats',
+      title: 'Exact odds of a formula',
+      description:
+        'The exact probability distribution of the total a roll of this formula would give: min, max, mean, ' +
+        'percentiles and every outcome with its chance. Call it before narrating a risk. Optional: target ' +
+        '(a total): the line then gives the chance of rolling at least it.',
+      readOnly: true,
+      idempotent: true,
+      extraInput: { target: z.number().int().optional() },
+      line: (output, input) => statsLine(output, input as { target?: unknown }),
+    },
   }),
 };
 

@@ -6,7 +6,19 @@ import { LIMITS, TAG_PATTERN } from '../limits.js';
 import { ADVANTAGE_STATES, type ExpressionResult } from '../roll/types.js';
 import { VERSION } from '../version.js';
 
-const AdvantageStateSchema = z.enum(ADVANTAGE_STATES).meta({
+/**
+ * true or false, never coerced: trpc-to-openapi turns top-level z.boolean() fields into coercing
+ * ones (in place), which would read "receipt": "no" as true.
+ */
+const strictBoolean = () => z.literal([true, false]);
+
+/** A table id as POST /v1/tables makes it: base64url, at least 128 random bits. */
+export const TableIdSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{16,64}$/)
+  .meta({ description: 'A table id, as POST /v1/tables returned it.', example: 'q3Vb0x7TfZ2kWn9YcLr4Aa8s' });
+
+export const AdvantageStateSchema = z.enum(ADVANTAGE_STATES).meta({
   id: 'AdvantageState',
   description:
     'Applies to the first plain d20 term: `advantage` keeps the highest, `disadvantage` the lowest. ' +
@@ -66,6 +78,12 @@ export const RollRequestSchema = z
       .max(LIMITS.tagsPerRoll)
       .optional()
       .meta({ description: 'The trailing words the formula may end with.', example: ['fire'] }),
+    receipt: strictBoolean().optional().meta({
+      description: 'true: the answer carries a signed `receipt` anyone can verify (docs/trust.md).',
+    }),
+    table: TableIdSchema.optional().meta({
+      description: "Roll at this table: always signed, appended to the table's log.",
+    }),
   })
   .meta({
     id: 'RollRequest',
@@ -78,6 +96,9 @@ export const RollQuerySchema = z
   .strictObject({
     formula: formulaText(),
     advantage: AdvantageStateSchema.optional(),
+    receipt: z.enum(['true', 'false']).optional().meta({
+      description: '`true`: the answer carries a signed `receipt` anyone can verify (docs/trust.md).',
+    }),
   })
   .meta({ description: 'A formula and an optional advantage state.' });
 
@@ -335,25 +356,87 @@ const rollResponseExample = {
   advantageState: 'normal',
 } as const;
 
+const rollFields = {
+  formula: z.string().meta({ description: 'The formula rolled, whitespace trimmed.' }),
+  dice: z.array(DieGroupSchema).meta({ description: 'One entry per dice group.' }),
+  modifier: z.number().int().meta({ description: 'Sum of the flat modifiers; dice are not counted.' }),
+  modifiers: z.array(z.number().int()).meta({ description: 'Each flat modifier, in order.' }),
+  total: z.number().int().meta({
+    description:
+      'Total of the roll: the dice groups plus the modifiers, or with an `expression`, its root value rounded down.',
+  }),
+  advantageState: AdvantageStateSchema,
+  tag: z.string().optional().meta({ description: 'The trailing tag word, when the formula ends with one.' }),
+  expression: z.optional(ExpressionNodeSchema).meta({
+    description:
+      'Present only when the formula or a bonus uses parentheses, *, /, a function or a group: the evaluated tree, each node with its value. Then `total` is its root value rounded down, and `modifiers` hold only the flat numbers of the top-level sum.',
+    example: EXPRESSION_EXAMPLE,
+  }),
+};
+
+/** A roll's result as a receipt holds it: the roll answer without its receipt. */
+export const RollSchema = z.strictObject(rollFields).meta({
+  id: 'Roll',
+  description: 'Every die rolled, which ones counted, and the total.',
+  example: rollResponseExample,
+});
+
+export const SignedRequestSchema = z
+  .strictObject({
+    formula: z.string(),
+    advantage: AdvantageStateSchema.optional(),
+    bonuses: z.array(z.union([z.number().int(), z.string()])).optional(),
+    tags: z.array(z.string()).optional(),
+  })
+  .meta({
+    id: 'SignedRequest',
+    description: 'What was asked: the roll request without its receipt and table switches.',
+  });
+
+const receiptExample = {
+  id: '019ab2c4-5e61-7a3b-9c2d-4f5e6a7b8c9d',
+  time: '2026-11-23T20:00:00.123Z',
+  kid: 'kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k',
+  request: { formula: '4d6kh3+2' },
+  roll: rollResponseExample,
+  signature: 'm9r3...base64url...Q',
+} as const;
+
+export const ReceiptSchema = z
+  .strictObject({
+    id: z.string().meta({ description: 'UUIDv7: unique, ordered by time.' }),
+    time: z.string().meta({ description: 'When it was signed (RFC 3339, UTC, milliseconds).' }),
+    kid: z
+      .string()
+      .meta({ description: 'Which key of /.well-known/jwks.json verifies it (RFC 7638 thumbprint).' }),
+    request: SignedRequestSchema,
+    roll: RollSchema,
+    table: z.string().optional().meta({ description: 'At a table: its id.' }),
+    seq: z
+      .number()
+      .int()
+      .optional()
+      .meta({ description: "At a table: this entry's sequence number, from 1." }),
+    prev: z.string().optional().meta({
+      description:
+        'At a table: SHA-256 (hex) of the canonical JSON of the entry before, 64 zeros for the first.',
+    }),
+    signature: z.string().meta({
+      description: 'Ed25519 signature (base64url) over the RFC 8785 canonical JSON of every other field.',
+    }),
+  })
+  .meta({
+    id: 'Receipt',
+    description:
+      'A signed record of one roll; verifiable offline against /.well-known/jwks.json (docs/trust.md).',
+    example: receiptExample,
+  });
+
 export const RollResponseSchema = z
   .strictObject({
-    formula: z.string().meta({ description: 'The formula rolled, whitespace trimmed.' }),
-    dice: z.array(DieGroupSchema).meta({ description: 'One entry per dice group.' }),
-    modifier: z.number().int().meta({ description: 'Sum of the flat modifiers; dice are not counted.' }),
-    modifiers: z.array(z.number().int()).meta({ description: 'Each flat modifier, in order.' }),
-    total: z.number().int().meta({
-      description:
-        'Total of the roll: the dice groups plus the modifiers, or with an `expression`, its root value rounded down.',
-    }),
-    advantageState: AdvantageStateSchema,
-    tag: z
-      .string()
-      .optional()
-      .meta({ description: 'The trailing tag word, when the formula ends with one.' }),
-    expression: z.optional(ExpressionNodeSchema).meta({
-      description:
-        'Present only when the formula or a bonus uses parentheses, *, /, a function or a group: the evaluated tree, each node with its value. Then `total` is its root value rounded down, and `modifiers` hold only the flat numbers of the top-level sum.',
-      example: EXPRESSION_EXAMPLE,
+    ...rollFields,
+    receipt: ReceiptSchema.optional().meta({
+      description: 'Present when a receipt was asked for, or at a table.',
     }),
   })
   .meta({

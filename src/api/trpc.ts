@@ -29,9 +29,11 @@ export interface ApiErrorData {
 export const TRPC_CODE_OF_STATUS: Readonly<Record<ErrorStatus, TRPC_ERROR_CODE_KEY>> = {
   400: 'BAD_REQUEST',
   404: 'NOT_FOUND',
+  409: 'CONFLICT',
   413: 'PAYLOAD_TOO_LARGE',
   429: 'TOO_MANY_REQUESTS',
   500: 'INTERNAL_SERVER_ERROR',
+  503: 'SERVICE_UNAVAILABLE',
 };
 
 /** A DiceError as a TRPCError with its status (tRPC would answer 500); anything else unchanged. */

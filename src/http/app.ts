@@ -6,6 +6,7 @@ import Fastify, { type FastifyInstance, type FastifyRequest, LogController } fro
 import type { DestinationStream } from 'pino';
 import { type DiceContext, OPERATIONS, type Operation } from '../api/operations.js';
 import { type AppRouter, appRouter, routerOf } from '../api/router.js';
+import { StatsService } from '../api/stats-service.js';
 import { fromTrpcError } from '../api/trpc.js';
 import type { Config } from '../config.js';
 import { DiceError, MESSAGES, RequestError } from '../errors.js';
@@ -13,13 +14,16 @@ import { LIMITS } from '../limits.js';
 import { cryptoRandom } from '../roll/random.js';
 import type { RandomSource } from '../roll/types.js';
 import { exitIfPastGrace } from '../shutdown.js';
+import { Trust } from '../trust/service.js';
 import { PACKAGE_NAME, VERSION } from '../version.js';
 import { capConnections } from './connections.js';
 import { docsPlugin } from './docs.js';
 import { answerClientError, needsLogging, replyWithError } from './errors.js';
+import { MCP_PATH, registerMcpRoute } from './mcp.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { registerRateLimit } from './rate-limit.js';
 import { registerRestRoutes } from './routes.js';
+import { registerTableEvents } from './table-events.js';
 
 /** Test-only ways in; nothing here is reachable over HTTP. */
 export interface AppSeams {
@@ -29,12 +33,19 @@ export interface AppSeams {
   logStream?: DestinationStream;
   /** The operations served (default: the service's table); a test adds one that fails on purpose. */
   operations?: Readonly<Record<string, Operation>>;
+  /** Receipts and tables (default: from the configuration, closed with the app). */
+  trust?: Trust;
 }
 
 /** The response headers a page on another origin may read: the rate limit's (docs/api.md#headers). */
 export const EXPOSED_HEADERS = 'retry-after, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset';
 
-const INDEX_LINKS = { openapi: '/openapi.json', health: '/v1/health', docs: '/docs' } as const;
+const INDEX_LINKS = {
+  openapi: '/openapi.json',
+  health: '/v1/health',
+  docs: '/docs',
+  mcp: MCP_PATH,
+} as const;
 
 export async function buildApp(config: Config, seams: AppSeams = {}): Promise<FastifyInstance> {
   const bodyLimit = config.bodyLimitBytes;
@@ -118,18 +129,37 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
   app.setNotFoundHandler((request, reply) => replyWithError(request, reply, notFound, bodyLimit));
 
   const random = seams.random ?? cryptoRandom;
+  const trust = seams.trust ?? (await Trust.fromConfig(config, app.log));
+  if (seams.trust === undefined) app.addHook('onClose', () => trust.close());
+  // Its worker threads start on the first /v1/stats request and stop with the app.
+  const stats = new StatsService({ dicePerRoll: config.dicePerRoll });
+  app.addHook('onClose', () => stats.close());
   const contextOf = (request: FastifyRequest): DiceContext => ({
     log: request.log,
     random,
     dicePerRoll: config.dicePerRoll,
     dicePerBatch: config.dicePerBatch,
+    stats,
     throwsPerRequest: config.throwsPerRequest,
+    trust,
+    address: request.ip,
+  });
+
+  // A stream, not an operation: a hand-written route beside the table's.
+  registerTableEvents(app, {
+    trust,
+    replyWithError: (request, reply, error) => replyWithError(request, reply, error, bodyLimit),
   });
 
   const operations = seams.operations ?? OPERATIONS;
   // The service's router is built once at import; only a test's own table builds another.
   const router = seams.operations === undefined ? appRouter : (routerOf(operations) as unknown as AppRouter);
   registerRestRoutes(app, operations, { contextOf, bodyLimitBytes: bodyLimit });
+  await registerMcpRoute(app, operations, {
+    contextOf,
+    bodyLimitBytes: bodyLimit,
+    trustProxy: config.trustProxy,
+  });
 
   const openapi = JSON.stringify(buildOpenApiDocument(router, operations, bodyLimit));
   app.get('/openapi.json', (_request, reply) => reply.type('application/json; charset=utf-8').send(openapi));

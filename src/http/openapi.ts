@@ -8,6 +8,8 @@ import { z } from 'zod';
 import { describeIssues } from '../api/input.js';
 import { type Operation, operationList } from '../api/operations.js';
 import {
+  type ApiErrorCode,
+  CODE_SCHEMAS,
   codesOf,
   DiceError,
   ERROR_CODES,
@@ -18,6 +20,8 @@ import {
   RequestError,
   statusDescription,
 } from '../errors.js';
+import { LIMITS } from '../limits.js';
+import { checkDistribution } from '../stats/distribution.js';
 import { PACKAGE_NAME, VERSION } from '../version.js';
 import { declareHttpBehaviour } from './openapi-http.js';
 
@@ -25,7 +29,7 @@ export type OpenApiDocument = ReturnType<typeof generateOpenApiDocument>;
 
 /** The body schema of one error status, whose `code` enum lists exactly the codes it carries. */
 function errorSchemaOf(status: ErrorStatus): z.ZodType {
-  const [first, ...rest] = codesOf(status);
+  const [first, ...rest] = codesOf(status).filter((code) => CODE_SCHEMAS[code] === undefined);
   return z
     .strictObject({
       error: z.strictObject({
@@ -55,7 +59,35 @@ function exampleOf(status: ErrorStatus, bodyLimitBytes: number, input: z.ZodType
       return new DiceError('rate_limited', MESSAGES.rateLimited).toBody();
     case 500:
       return new DiceError('internal_error', MESSAGES.unexpected).toBody();
+    case 409:
+      return new DiceError('table_full', MESSAGES.tableFull(LIMITS.tableMaxEntries)).toBody();
+    case 503:
+      return new DiceError('unavailable', MESSAGES.unavailable).toBody();
   }
+}
+
+/** The body schema of a code with a schema of its own (CODE_SCHEMAS). */
+function codeSchemaOf(code: ApiErrorCode): z.ZodType {
+  const own = CODE_SCHEMAS[code]!;
+  return z
+    .strictObject({
+      error: z.strictObject({
+        code: z.enum([code]).meta({ description: 'Stable code; callers match on it.' }),
+        message: z.string().meta({ description: 'Human-readable, may be reworded; safe to show on a page.' }),
+      }),
+    })
+    .meta({ id: own.schema, description: `${own.description}.` });
+}
+
+/** A real body of a code with its own schema: what the service answers for a real request. */
+function codeExampleOf(code: ApiErrorCode): ErrorBody {
+  try {
+    // A sum the budget refuses before any work.
+    if (code === 'too_complex') checkDistribution({ formula: '1000d20' });
+  } catch (error) {
+    if (error instanceof DiceError && error.code === code) return error.toBody();
+  }
+  throw new Error(`no example for ${code}`);
 }
 
 interface MediaType {
@@ -83,11 +115,13 @@ export function buildOpenApiDocument(
   const entries = operationList(operations);
   const statuses = [...new Set(entries.flatMap((entry) => entry.errors))].sort();
   const named = entries.flatMap((entry) => [entry.input, entry.output]).filter((schema) => idOf(schema));
+  const ownCodes = [...new Set(entries.flatMap((entry) => entry.refuses ?? []))];
   const document = generateOpenApiDocument(router, {
     title: PACKAGE_NAME,
     description:
       'Rolls dice from a formula and returns every die rolled, which ones counted, and the total. ' +
-      'No key, no signup, no account.',
+      'No key, no signup, no account. AI clients can use the same operations as MCP tools: ' +
+      'Streamable HTTP at /mcp (docs/mcp.md).',
     version: VERSION,
     openApiVersion: '3.1.0',
     baseUrl: '/',
@@ -95,6 +129,7 @@ export function buildOpenApiDocument(
     defs: Object.fromEntries([
       ...named.map((schema) => [idOf(schema)!, schema!]),
       ...statuses.map((status) => [ERROR_STATUSES[status].schema, errorSchemaOf(status)]),
+      ...ownCodes.map((code) => [CODE_SCHEMAS[code]!.schema, codeSchemaOf(code)]),
     ]),
   });
 
@@ -104,6 +139,10 @@ export function buildOpenApiDocument(
   for (const status of statuses) {
     const component = schemas[ERROR_STATUSES[status].schema];
     if (component !== undefined) component.example = exampleOf(status, bodyLimitBytes, firstInput);
+  }
+  for (const code of ownCodes) {
+    const component = schemas[CODE_SCHEMAS[code]!.schema];
+    if (component !== undefined) component.example = codeExampleOf(code);
   }
   // The library's own error components describe its body, not ours.
   for (const id of Object.keys(schemas)) if (id.startsWith('error.')) delete schemas[id];
@@ -123,11 +162,14 @@ export function buildOpenApiDocument(
       const status = Number(key) as ErrorStatus;
       if (!(status in ERROR_STATUSES)) continue;
       // A new object: operations declared with the same errors share one response object.
+      // A 400 may also be one of the operation's own refusals, each with its own schema.
+      const own = status === 400 ? (entry.refuses ?? []).map((code) => ref(CODE_SCHEMAS[code]!.schema)) : [];
+      const schema = ref(ERROR_STATUSES[status].schema);
       responses[key] = {
         ...response,
         content: {
           'application/json': {
-            schema: ref(ERROR_STATUSES[status].schema),
+            schema: own.length === 0 ? schema : { anyOf: [schema, ...own] },
             example: exampleOf(status, bodyLimitBytes, entry.input),
           },
         },

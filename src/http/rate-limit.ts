@@ -5,12 +5,22 @@
 // LIMITS.rateLimitAddresses addresses), or with REDIS_URL in one Redis shared by every instance,
 // falling back to memory while Redis fails.
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { LIMITS } from '../limits.js';
 import type { ConnectionGuard } from './connections.js';
 import { rateLimitedError } from './errors.js';
 import { SharedRateLimit } from './rate-limit-store.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The route charges the limit itself, from its handler, once it knows what the request is
+     * (/mcp: a tool call over the limit gets a tool result, not a 429).
+     */
+    rateLimitInHandler?: boolean;
+  }
+}
 
 /**
  * Registers the limiter as a root onRequest hook, so it reaches every route, the 404 handler
@@ -66,11 +76,33 @@ export async function registerRateLimit(
   });
   // The limiter runs as a root hook, so a route's own `config.rateLimit` (false, or limits of its
   // own as the /docs assets have, counted by the plugin's per-route hook) is honoured here by
-  // hand: the root hook leaves such a route alone.
+  // hand: the root hook leaves such a route alone, and a `rateLimitInHandler` route too (its
+  // handler charges it through handlerRateLimit).
   const limit = app.rateLimit();
   app.addHook('onRequest', function rootRateLimit(request, reply) {
-    if (request.routeOptions.config.rateLimit !== undefined) return Promise.resolve();
+    const { config } = request.routeOptions;
+    if (config.rateLimit !== undefined || config.rateLimitInHandler === true) return Promise.resolve();
     return limit.call(this, request, reply);
   });
   return shared;
+}
+
+export interface RateVerdict {
+  /** The request is over the limit. */
+  exceeded: boolean;
+  /** Seconds until the address's window ends (what retry-after says on a 429). */
+  retryAfterSeconds: number;
+}
+
+/**
+ * Charges one request of a `rateLimitInHandler` route against its address's budget: the same
+ * count, store and window as every other route. Call once per request, from its handler.
+ */
+export function handlerRateLimit(app: FastifyInstance): (request: FastifyRequest) => Promise<RateVerdict> {
+  const check = app.createRateLimit();
+  return async (request) => {
+    const limit = await check(request);
+    if (limit.isAllowed) return { exceeded: false, retryAfterSeconds: 0 };
+    return { exceeded: limit.isExceeded, retryAfterSeconds: limit.ttlInSeconds };
+  };
 }

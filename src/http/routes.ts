@@ -43,11 +43,20 @@ function rawInputOf(request: FastifyRequest, fromQuery: boolean, hasParams: bool
   return { value: { ...base, ...params }, fromQuery };
 }
 
+/** Whether an If-None-Match header names `etag` (a list, weak validators, or `*`). */
+function matchesEtag(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  return header.split(',').some((tag) => {
+    const value = tag.trim();
+    return value === '*' || value.replace(/^W\//, '') === etag;
+  });
+}
+
 function routeOf(app: FastifyInstance, entry: Operation, options: RouteOptions): void {
   const { contextOf, bodyLimitBytes } = options;
   const fromQuery = entry.method === 'GET' || entry.method === 'DELETE';
   const hasParams = entry.path.includes('{');
-  const { input, output, headers } = entry;
+  const { input, output, headers, cache, runJson } = entry;
 
   const send = (reply: FastifyReply, answer: unknown): FastifyReply => {
     const checked = checkOutput(output, answer);
@@ -67,13 +76,34 @@ function routeOf(app: FastifyInstance, entry: Operation, options: RouteOptions):
       try {
         const parsed = input === undefined ? undefined : parseInput(input, raw);
         const ctx = contextOf(request);
+        // Named before any work: a client holding this answer gets 304 and no body. Only a
+        // success carries the validator and public caching, never a refusal.
+        let validator: Record<string, string> | undefined;
+        if (cache !== undefined && !(parsed instanceof Promise)) {
+          const etag = cache.etag(parsed as never, ctx);
+          validator = { etag, 'cache-control': `public, max-age=${cache.maxAgeSeconds}` };
+          if (matchesEtag(request.headers['if-none-match'], etag)) {
+            return (reply as FastifyReply).code(304).headers(validator).send();
+          }
+        }
+        const succeed = (r: FastifyReply): FastifyReply =>
+          validator === undefined ? r : r.headers(validator);
+        if (runJson !== undefined) {
+          const json =
+            parsed instanceof Promise
+              ? parsed.then((value) => runJson(value, ctx))
+              : runJson(parsed as never, ctx);
+          return json
+            .then((text) => succeed(reply).type('application/json; charset=utf-8').send(text))
+            .catch(fail);
+        }
         // Synchronous all the way when the schema and the operation are (every roll is).
         const answer =
           parsed instanceof Promise
             ? parsed.then((value) => entry.run(value, ctx))
             : entry.run(parsed as never, ctx);
-        if (answer instanceof Promise) return answer.then((value) => send(reply, value)).catch(fail);
-        return send(reply, answer);
+        if (answer instanceof Promise) return answer.then((value) => send(succeed(reply), value)).catch(fail);
+        return send(succeed(reply), answer);
       } catch (error) {
         return fail(error);
       }

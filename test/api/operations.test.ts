@@ -7,6 +7,7 @@ import { describePath, parseInput } from '../../src/api/input.js';
 import { type DiceContext, OPERATIONS } from '../../src/api/operations.js';
 import { appRouter, routerOf } from '../../src/api/router.js';
 import { RollRequestSchema } from '../../src/api/schemas.js';
+import { StatsService } from '../../src/api/stats-service.js';
 import { createCallerFactory, fromTrpcError } from '../../src/api/trpc.js';
 import {
   codesOf,
@@ -23,11 +24,14 @@ import {
 import { maxSource } from '../support/sources.js';
 
 const warnings: string[] = [];
+// Its worker pool starts only if a test asks for a distribution.
+const stats = new StatsService();
 const context = (overrides: Partial<DiceContext> = {}): DiceContext => ({
   log: { warn: (_details, message) => warnings.push(message) },
   random: maxSource(),
   dicePerRoll: 1000,
   dicePerBatch: 1000,
+  stats,
   ...overrides,
 });
 const caller = createCallerFactory(appRouter);
@@ -145,7 +149,19 @@ describe('the router built from the table', () => {
   it('has exactly one procedure per operation, of its kind', async () => {
     const dice = createCallerFactory(appRouter)(context());
     const names = Object.keys(OPERATIONS);
-    expect(names).toEqual(['roll', 'rollWith', 'batch', 'health']);
+    expect(names).toEqual([
+      'roll',
+      'rollWith',
+      'batch',
+      'createTable',
+      'tableRolls',
+      'storedRoll',
+      'verifyReceipt',
+      'jwks',
+      'health',
+      'stats',
+      'statsWith',
+    ]);
     // Public surface only: every operation answers through the caller, an unknown name does not.
     expect(typeof (await dice.health()).version).toBe('string');
     const unknown = (dice as unknown as Record<string, () => Promise<unknown>>).nope!;

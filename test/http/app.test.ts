@@ -92,10 +92,21 @@ describe('the rolling routes', () => {
     const body = response.json() as { name: string; version: string; links: Record<string, string> };
     expect(body.name).toBe('fairdice');
     expect(body.version).toBe(VERSION);
-    expect(body.links).toEqual({ openapi: '/openapi.json', health: '/v1/health', docs: '/docs' });
-    for (const link of Object.values(body.links)) {
+    const { mcp, ...pages } = body.links;
+    expect(pages).toEqual({ openapi: '/openapi.json', health: '/v1/health', docs: '/docs' });
+    for (const link of Object.values(pages)) {
       expect((await app.inject({ url: link })).statusCode).toBe(200);
     }
+    // The MCP endpoint answers POSTed JSON-RPC (test/mcp has the rest).
+    expect(mcp).toBe('/mcp');
+    const ping = await app.inject({
+      method: 'POST',
+      url: mcp,
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      payload: { jsonrpc: '2.0', id: 7, method: 'ping' },
+    });
+    expect(ping.statusCode).toBe(200);
+    expect(ping.json()).toEqual({ jsonrpc: '2.0', id: 7, result: {} });
   });
 });
 

@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { DiceContext, Operation } from '../../src/api/operations.js';
+import { StatsService } from '../../src/api/stats-service.js';
 import { MESSAGES } from '../../src/errors.js';
 import { registerRestRoutes } from '../../src/http/routes.js';
 import { expectError, type LogLine, logCollector } from '../support/app.js';
@@ -15,6 +16,7 @@ const context: DiceContext = {
   random: maxSource(),
   dicePerRoll: 1000,
   dicePerBatch: 1000,
+  stats: new StatsService(),
 };
 
 const WordInput = z.strictObject({ word: z.string().max(5) });

@@ -159,4 +159,26 @@ describe('playground', () => {
     expect(stdout).toMatch(/dice: 2/);
     expect(stdout).toMatch(/column 3: Expected a number of sides/);
   });
+
+  it('--stats draws the exact distribution with its mean, sd and percentiles', async () => {
+    const { stdout, code } = await playground('4d6kh3', '--stats');
+    expect(code).toBe(0);
+    expect(stdout).toContain('exact distribution of the total');
+    // 18 is 21/1296 = 1.620%, and the tallest bar is 13 (172/1296).
+    expect(stdout).toMatch(/^\s+18\s+1\.620% #+$/m);
+    const bars = [...stdout.matchAll(/^\s+(\d+)\s+[\d.]+% (#*)$/gm)];
+    expect(bars).toHaveLength(16);
+    const tallest = bars.reduce((a, b) => (b[2]!.length > a[2]!.length ? b : a));
+    expect(tallest[1]).toBe('13');
+    expect(stdout).toContain('mean 12.2446 (15869/1296)');
+    expect(stdout).toContain('percentiles  5%: 7  25%: 10  50%: 12  75%: 14  95%: 17');
+  });
+
+  it('--stats --json carries the distribution, and names a truncation', async () => {
+    const { stdout } = await playground('1d6!', '--stats', '--json');
+    const out = JSON.parse(stdout);
+    expect(out.stats.truncation.tailProbability).toBeLessThan(1e-30);
+    const text = await playground('1d6!', '--stats');
+    expect(text.stdout).toMatch(/listed to depth \d+; the rest has probability [\d.]+e-3\d/);
+  });
 });

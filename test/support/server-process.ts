@@ -2,7 +2,9 @@
 // can wait for and inspect what the primary and the workers said.
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { hasExited, trackChild } from './children.js';
 
@@ -31,7 +33,13 @@ export function startServer(env: Record<string, string>): ServerProcess {
   if (!existsSync(serverJs))
     throw new Error('dist/server.js is missing: run `npm run build` (npm test does)');
   const child = spawn(process.execPath, [serverJs], {
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', ...env },
+    // Its own DATA_DIR unless the test gives one: no test writes tables into the repository.
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOST: '127.0.0.1',
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'fairdice-data-')),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   trackChild(child);

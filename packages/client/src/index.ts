@@ -28,6 +28,9 @@ import {
   type RollQuery,
   type RollRequest,
   type RollResponse,
+  type StatsQuery,
+  type StatsRequest,
+  type StatsResponse,
 } from './types.js';
 
 export * from './types.js';
@@ -74,6 +77,10 @@ export type AppRouter = TRPCBuiltRouter<
     /** GET /v1/health: liveness. */
     // biome-ignore lint/suspicious/noConfusingVoidType: tRPC's own type for "no input" (`health.query()`)
     health: TRPCQueryProcedure<{ input: void; output: HealthResponse; meta: object }>;
+    /** GET /v1/stats: the exact distribution of a formula's total. */
+    stats: TRPCQueryProcedure<{ input: StatsQuery; output: StatsResponse; meta: object }>;
+    /** POST /v1/stats: the same, with bonuses and tags. */
+    statsWith: TRPCMutationProcedure<{ input: StatsRequest; output: StatsResponse; meta: object }>;
   }
 >;
 
@@ -86,6 +93,8 @@ export interface DiceProcedures {
   rollWith: { mutate(input: RollRequest, options?: TRPCProcedureOptions): Promise<RollResponse> };
   batch: { mutate(input: BatchRollRequest, options?: TRPCProcedureOptions): Promise<BatchRollResponse> };
   health: { query(input?: undefined, options?: TRPCProcedureOptions): Promise<HealthResponse> };
+  stats: { query(input: StatsQuery, options?: TRPCProcedureOptions): Promise<StatsResponse> };
+  statsWith: { mutate(input: StatsRequest, options?: TRPCProcedureOptions): Promise<StatsResponse> };
 }
 
 /**

@@ -146,11 +146,53 @@ export interface HealthResponse {
   version: string;
 }
 
+/** The input of `stats` (GET /v1/stats): a formula, an advantage state and the explosion depth to list. */
+export interface StatsQuery {
+  formula: string;
+  advantage?: AdvantageState;
+  /** Explosion extras listed per die, 0 to 100 (default: until the tail is below 1e-30). */
+  depth?: number;
+}
+
+/** The input of `statsWith` (POST /v1/stats): a RollRequest plus the explosion depth to list. */
+export interface StatsRequest extends RollRequest {
+  depth?: number;
+}
+
+/** One possible total and its exact probability (docs/stats.md). */
+export interface StatsOutcome {
+  total: number;
+  /** Ways to get it over `denominator`, a decimal string; absent when counts are omitted. */
+  count?: string;
+  probability: number;
+  atLeast: number;
+  atMost: number;
+}
+
+/** The answer of `stats` and `statsWith`: the exact distribution of the roll's total. */
+export interface StatsResponse {
+  formula: string;
+  advantageState: AdvantageState;
+  min: number;
+  max: number;
+  mean: number;
+  meanExact: string;
+  variance: number;
+  varianceExact: string;
+  sd: number;
+  listing: 'full' | 'probabilities' | 'summary';
+  denominator: string | null;
+  outcomes: StatsOutcome[];
+  percentiles: { '5': number; '25': number; '50': number; '75': number; '95': number } | null;
+  truncation: { depth: number; tailProbability: number; tailExact: string } | null;
+}
+
 /** The stable error codes of the API, the same over REST and tRPC. */
 export const API_ERROR_CODES = [
   'invalid_request',
   'invalid_formula',
   'too_many_dice',
+  'too_complex',
   'payload_too_large',
   'rate_limited',
   'internal_error',

@@ -1,0 +1,80 @@
+// `npm run verify -- FILE [--jwks FILE|URL] [--server URL]`: checks a fairdice receipt offline
+// and prints valid or invalid and why. FILE may hold a receipt, a roll answer carrying one, or a
+// table log (GET /v1/tables/{id}/rolls from the first entry: the whole chain is checked). The
+// keys come from --jwks (a saved /.well-known/jwks.json, or its URL), else from the server
+// (--server, default http://127.0.0.1:3000). Exit code: 0 valid, 1 invalid, 2 could not check.
+// docs/trust.md, "Verifying".
+import { readFileSync } from 'node:fs';
+import type { Jwks } from '../src/trust/receipt.js';
+import { verifyChain, verifyReceipt } from '../src/trust/verify.js';
+
+const USAGE = 'usage: npm run verify -- FILE [--jwks FILE|URL] [--server URL]';
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n${USAGE}\n`);
+  process.exit(2);
+}
+
+async function loadJwks(source: string): Promise<Jwks> {
+  let text: string;
+  if (/^https?:\/\//.test(source)) {
+    const response = await fetch(source).catch(() => fail(`cannot fetch the keys from ${source}`));
+    if (!response.ok) fail(`fetching ${source} answered ${response.status}`);
+    text = await response.text();
+  } else {
+    try {
+      text = readFileSync(source, 'utf8');
+    } catch {
+      fail(`cannot read the key set ${source}`);
+    }
+  }
+  const jwks = JSON.parse(text) as Jwks;
+  if (!Array.isArray(jwks?.keys)) fail(`${source} is not a JWKS (no "keys" array)`);
+  return jwks;
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  let file: string | undefined;
+  let jwksSource: string | undefined;
+  let server = 'http://127.0.0.1:3000';
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--jwks') jwksSource = args[++i] ?? fail('--jwks needs a file or URL');
+    else if (arg === '--server') server = args[++i] ?? fail('--server needs a URL');
+    else if (arg.startsWith('--')) fail(`unknown option ${arg}`);
+    else if (file === undefined) file = arg;
+    else fail('give one FILE');
+  }
+  if (file === undefined) fail('give the FILE holding the receipt');
+  let content: unknown;
+  try {
+    content = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    fail(`${file} is not a readable JSON file`);
+  }
+  const jwks = await loadJwks(jwksSource ?? new URL('/.well-known/jwks.json', server).href);
+
+  const log = (content as { rolls?: unknown } | null)?.rolls;
+  if (Array.isArray(log) && log.every((entry) => (entry as { seq?: unknown } | null)?.seq !== undefined)) {
+    const result = await verifyChain(log, jwks);
+    if (result.valid) {
+      process.stdout.write(`valid: a chain of ${result.entries} signed entries, none missing or altered\n`);
+      return;
+    }
+    process.stdout.write(`invalid: entry ${result.seq}: ${result.reason}\n`);
+    process.exit(1);
+  }
+  const carried = (content as { receipt?: unknown } | null)?.receipt;
+  const receipt = carried ?? content;
+  const result = await verifyReceipt(receipt, jwks);
+  if (result.valid) {
+    const { id, time } = receipt as { id: string; time: string };
+    process.stdout.write(`valid: receipt ${id}, signed ${time} by key ${result.kid}\n`);
+    return;
+  }
+  process.stdout.write(`invalid: ${result.reason}\n`);
+  process.exit(1);
+}
+
+await main();

@@ -1,0 +1,165 @@
+// The receipt and table operations: signed rolls, tables and their logs, stored receipts,
+// verification and the published keys. Store failures become the service's errors here: a
+// missing table 404, a full one 409, the creation quota 429, the store down 503 (docs/trust.md).
+import { DiceError, MESSAGES } from '../errors.js';
+import type { RollRequest, RollResponse } from '../roll/types.js';
+import {
+  StoreUnavailableError,
+  TableFullError,
+  TableNotFoundError,
+  TooManyTablesError,
+} from '../store/store.js';
+import type { Jwks, Receipt, SignedRequest } from '../trust/receipt.js';
+import type { Trust } from '../trust/service.js';
+import { verifyReceipt } from '../trust/verify.js';
+import type { DiceContext } from './operations.js';
+import { rollBatch, rollOne } from './roll.js';
+
+/** A store failure as the service error it stands for; anything else unchanged. */
+export function asTrustError(error: unknown): unknown {
+  if (error instanceof StoreUnavailableError) return new DiceError('unavailable', MESSAGES.unavailable);
+  if (error instanceof TableNotFoundError) return new DiceError('not_found', MESSAGES.tableNotFound);
+  if (error instanceof TableFullError)
+    return new DiceError('table_full', MESSAGES.tableFull(error.maxEntries));
+  if (error instanceof TooManyTablesError)
+    return new DiceError('too_many_tables', MESSAGES.tooManyTables(error.tablesPerHour));
+  return error;
+}
+
+/** The context's receipts and tables; a context built without them (an embedder's) answers 503. */
+function trustOf(ctx: DiceContext): Trust {
+  if (ctx.trust === undefined) throw new DiceError('unavailable', MESSAGES.unavailable);
+  return ctx.trust;
+}
+
+async function translated<T>(operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (error) {
+    throw asTrustError(error);
+  }
+}
+
+/** What a roll request may add to ask for a receipt or a table (GET sends `receipt` as text). */
+export interface RollSwitches {
+  receipt?: boolean | 'true' | 'false' | undefined;
+  table?: string | undefined;
+}
+
+/** The request as signed: what shapes the roll, without the switches, undefined fields left out. */
+export function signedRequestOf(request: RollRequest): SignedRequest {
+  const signed: SignedRequest = { formula: request.formula };
+  if (request.advantage !== undefined) signed.advantage = request.advantage;
+  if (request.bonuses !== undefined) signed.bonuses = [...request.bonuses];
+  if (request.tags !== undefined) signed.tags = [...request.tags];
+  return signed;
+}
+
+const wantsReceipt = (switches: RollSwitches) =>
+  switches.receipt === true || switches.receipt === 'true' || switches.table !== undefined;
+
+/** Signs (and keeps) an already rolled result: at the table when one is named. */
+function signed(
+  request: RollRequest & RollSwitches,
+  roll: RollResponse,
+  trust: Trust,
+): Promise<RollResponse> {
+  const asked = signedRequestOf(request);
+  return translated(async () => {
+    const receipt =
+      request.table === undefined
+        ? await trust.sign(asked, roll)
+        : await trust.signAtTable(request.table, asked, roll);
+    return { ...roll, receipt } as RollResponse;
+  });
+}
+
+/**
+ * One roll; signed only when asked. An unsigned roll takes exactly the path it always took: no
+ * key, no store, no extra allocation.
+ */
+export function rollOneMaybeSigned(
+  request: RollRequest & RollSwitches,
+  ctx: DiceContext,
+): RollResponse | Promise<RollResponse> {
+  const roll = rollOne(request, ctx);
+  if (!wantsReceipt(request)) return roll;
+  return signed(request, roll, trustOf(ctx));
+}
+
+/** A batch; each item that asks for a receipt or a table is signed, in order. */
+export async function rollBatchMaybeSigned(
+  requests: ReadonlyArray<RollRequest & RollSwitches>,
+  ctx: DiceContext,
+): Promise<{ rolls: RollResponse[] }> {
+  const { rolls } = rollBatch(requests, ctx);
+  if (!requests.some(wantsReceipt)) return { rolls };
+  const answered: RollResponse[] = [];
+  for (let index = 0; index < rolls.length; index++) {
+    const request = requests[index]!;
+    answered.push(wantsReceipt(request) ? await signed(request, rolls[index]!, trustOf(ctx)) : rolls[index]!);
+  }
+  return { rolls: answered };
+}
+
+export interface TableCreated {
+  id: string;
+  createdAt: string;
+  maxEntries: number;
+  retentionDays: number;
+  links: { rolls: string; events: string };
+}
+
+export function createTable(ctx: DiceContext): Promise<TableCreated> {
+  return translated(async () => {
+    const table = await trustOf(ctx).createTable(ctx.address ?? 'unknown');
+    return {
+      id: table.id,
+      createdAt: new Date(table.createdAt).toISOString(),
+      maxEntries: trustOf(ctx).limits.maxEntries,
+      retentionDays: Math.round(trustOf(ctx).limits.retentionMs / 86_400_000),
+      links: { rolls: `/v1/tables/${table.id}/rolls`, events: `/v1/tables/${table.id}/events` },
+    };
+  });
+}
+
+export interface TableRolls {
+  table: string;
+  entries: number;
+  rolls: Receipt[];
+}
+
+export function tableRolls(
+  input: { id: string; after?: number | undefined; limit?: number | undefined },
+  ctx: DiceContext,
+  pageMax: number,
+): Promise<TableRolls> {
+  return translated(async () => {
+    const now = Date.now();
+    const table = await trustOf(ctx).store.table(input.id, now);
+    if (table === undefined) throw new TableNotFoundError();
+    const rolls = await trustOf(ctx).store.rolls(
+      input.id,
+      input.after ?? 0,
+      Math.min(input.limit ?? pageMax, pageMax),
+      now,
+    );
+    if (rolls === undefined) throw new TableNotFoundError();
+    return { table: input.id, entries: table.entries, rolls };
+  });
+}
+
+export function storedRoll(input: { rollId: string }, ctx: DiceContext): Promise<Receipt> {
+  return translated(async () => {
+    const receipt = await trustOf(ctx).store.receipt(input.rollId, Date.now());
+    if (receipt === undefined) throw new DiceError('not_found', MESSAGES.rollNotFound);
+    return receipt;
+  });
+}
+
+export async function verify(input: { receipt: unknown }, ctx: DiceContext) {
+  const result = await verifyReceipt(input.receipt, trustOf(ctx).keys.jwks);
+  return result.valid ? { valid: true, kid: result.kid } : { valid: false, reason: result.reason };
+}
+
+export const publishedKeys = (ctx: DiceContext): Jwks => trustOf(ctx).keys.jwks;

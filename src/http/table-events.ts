@@ -1,0 +1,135 @@
+// GET /v1/tables/{id}/events: a table's new rolls as Server-Sent Events, for VTTs and bots.
+// A hand-written fastify route (a stream is no request/response operation). Each event is one
+// entry (`id:` its sequence number, `event: roll`, `data:` the receipt); Last-Event-ID (or
+// ?after=N) resumes after that entry. docs/trust.md, "Live rolls".
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { asTrustError } from '../api/tables.js';
+import { DiceError, MESSAGES } from '../errors.js';
+import type { Receipt } from '../trust/receipt.js';
+import { TABLE_ID_PATTERN, type Trust } from '../trust/service.js';
+
+/** A comment line this often keeps proxies and idle timers from closing a quiet stream. */
+export const HEARTBEAT_MS = 15_000;
+const PAGE = 100;
+
+export interface TableEventsOptions {
+  trust: Trust;
+  /** Answers an error in the service's envelope (before the stream has started). */
+  replyWithError(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply;
+}
+
+function resumePoint(request: FastifyRequest): number | undefined {
+  const header = request.headers['last-event-id'];
+  const query = (request.query as { after?: unknown } | undefined)?.after;
+  const text = typeof header === 'string' && header !== '' ? header : typeof query === 'string' ? query : '0';
+  return /^\d{1,9}$/.test(text) ? Number(text) : undefined;
+}
+
+export function registerTableEvents(app: FastifyInstance, options: TableEventsOptions): void {
+  const { trust } = options;
+  const open = new Set<() => void>();
+  // Open streams would hold app.close() (and a graceful shutdown) until the clients leave.
+  app.addHook('preClose', (done) => {
+    for (const end of open) end();
+    done();
+  });
+
+  app.get('/v1/tables/:id/events', async (request, reply) => {
+    const { id } = request.params as { id: string };
+    const after = resumePoint(request);
+    if (after === undefined)
+      return options.replyWithError(
+        request,
+        reply,
+        new DiceError('invalid_request', 'Last-Event-ID (or after) must be a sequence number.'),
+      );
+    if (!TABLE_ID_PATTERN.test(id))
+      return options.replyWithError(request, reply, new DiceError('not_found', MESSAGES.tableNotFound));
+    const address = request.ip;
+    if (!trust.openStream(address))
+      return options.replyWithError(
+        request,
+        reply,
+        new DiceError('too_many_streams', MESSAGES.tooManyStreams(trust.limits.sseConnectionsPerAddress)),
+      );
+
+    let last = after;
+    let live = false;
+    let ended = false;
+    const early: Receipt[] = [];
+    let queue: Promise<void> = Promise.resolve();
+    let unsubscribe: (() => void) | undefined;
+    let heartbeat: NodeJS.Timeout | undefined;
+    const raw = reply.raw;
+
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      open.delete(end);
+      clearInterval(heartbeat);
+      unsubscribe?.();
+      trust.closeStream(address);
+      if (!raw.writableEnded) raw.end();
+    };
+
+    const write = (receipt: Receipt) => {
+      if (ended || receipt.seq === undefined || receipt.seq <= last) return;
+      raw.write(`id: ${receipt.seq}\nevent: roll\ndata: ${JSON.stringify(receipt)}\n\n`);
+      last = receipt.seq;
+    };
+
+    /** Everything after `last` from the store, page by page. */
+    const catchUp = async () => {
+      for (;;) {
+        const page = await trust.store.rolls(id, last, PAGE, Date.now());
+        if (page === undefined || page.length === 0 || ended) return;
+        for (const receipt of page) write(receipt);
+        if (page.length < PAGE) return;
+      }
+    };
+
+    /** A live entry; one that skips numbers (a message lost while reconnecting) fetches the gap. */
+    const deliver = (receipt: Receipt) => {
+      queue = queue
+        .then(async () => {
+          if (receipt.seq !== undefined && receipt.seq > last + 1) await catchUp();
+          write(receipt);
+        })
+        .catch(() => end());
+    };
+
+    try {
+      // Subscribe before reading the log, so no entry falls between the two.
+      unsubscribe = await trust.store.subscribe(id, (receipt) =>
+        live ? deliver(receipt) : early.push(receipt),
+      );
+      const table = await trust.store.table(id, Date.now());
+      if (table === undefined) throw new DiceError('not_found', MESSAGES.tableNotFound);
+    } catch (error) {
+      unsubscribe?.();
+      trust.closeStream(address);
+      return options.replyWithError(request, reply, asTrustError(error));
+    }
+
+    reply.hijack();
+    open.add(end);
+    raw.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'access-control-allow-origin': '*',
+      // nginx buffers responses by default, which would hold events back.
+      'x-accel-buffering': 'no',
+    });
+    raw.write(': fairdice table events\nretry: 2000\n\n');
+    raw.on('close', end);
+    heartbeat = setInterval(() => raw.write(': keep-alive\n\n'), HEARTBEAT_MS).unref();
+
+    queue = queue.then(async () => {
+      await catchUp();
+      live = true;
+      for (const receipt of early.splice(0)) write(receipt);
+    });
+    queue.catch(() => end());
+  });
+}

@@ -1,0 +1,91 @@
+// The one line an AI client reads, and may quote, for each tool result (docs/mcp.md): the
+// formula, the total, then every die and modifier that made it, e.g.
+// `4d6kh3+2 → 15 (6, 5, 2, 1 dropped; +2)`. Plain text from the response's own fields, no SDK.
+import type { DieGroup, RollResponse } from '../roll/types.js';
+
+/** Dice listed per group before the rest is summarised ("… and 970 more"): a line stays a line. */
+export const DICE_SHOWN = 30;
+
+const signed = (n: number): string => (n < 0 ? `-${-n}` : `+${n}`);
+
+function groupText(group: DieGroup): string {
+  const shown = group.results.slice(0, DICE_SHOWN).map((face, index) => {
+    return group.keptFlags[index] === false ? `${face} dropped` : String(face);
+  });
+  const rest = group.results.length - shown.length;
+  let text = rest > 0 ? `${shown.join(', ')} … and ${rest} more` : shown.join(', ');
+  if (group.multiplier !== 1) text = `${text} ×${group.multiplier}`;
+  if (group.sign < 0) text = `minus ${text}`;
+  if (group.sides === 20 && group.naturalHigh) text = `${text}, natural 20`;
+  else if (group.sides === 20 && group.naturalLow) text = `${text}, natural 1`;
+  return text;
+}
+
+/** `1d20+7 with advantage → 19 (12 dropped, 12; +7)`; a tag follows the total (`→ 7 fire`). */
+export function rollLine(roll: RollResponse): string {
+  const parts = [...roll.dice.map(groupText), ...roll.modifiers.map(signed)];
+  const advantage = roll.advantageState === 'normal' ? '' : ` with ${roll.advantageState}`;
+  const tag = roll.tag === undefined ? '' : ` ${roll.tag}`;
+  return `${roll.formula}${advantage} → ${roll.total}${tag} (${parts.join('; ')})`;
+}
+
+/** One line per roll, in request order. */
+export const batchLines = (batch: { rolls: readonly RollResponse[] }): string =>
+  batch.rolls.map(rollLine).join('\n');
+
+/** What the stats line reads of an exact distribution (the answer of the stats operation). */
+export interface StatsSummary {
+  formula: string;
+  advantageState: RollResponse['advantageState'];
+  min: number;
+  max: number;
+  mean: number;
+  sd: number;
+  /** Every total listed, lowest first, with P(total >= it); empty when only a summary exists. */
+  outcomes: ReadonlyArray<{ total: number; atLeast: number }>;
+  percentiles: Readonly<Record<string, number>> | null;
+}
+
+/** A probability as a percentage a model can quote: two decimals, never a rounded 0% or 100%. */
+export function percentOf(p: number): string {
+  if (p <= 0) return '0%';
+  if (p >= 1) return '100%';
+  const percent = p * 100;
+  if (percent < 0.01) return `${percent.toPrecision(2)}%`;
+  const rest = (1 - p) * 100;
+  if (rest < 0.0001) return `100% minus ${rest.toPrecision(2)}%`;
+  if (rest < 0.01) return `${(100 - rest).toFixed(4)}%`;
+  return `${percent.toFixed(2)}%`;
+}
+
+/** P(total >= target) from the listed outcomes, or undefined when they are not listed. */
+function chanceOfAtLeast(stats: StatsSummary, target: number): number | undefined {
+  if (target <= stats.min) return 1;
+  if (target > stats.max) return 0;
+  // The least listed total at or above the target carries P(total >= target).
+  const next = stats.outcomes.find((outcome) => outcome.total >= target);
+  return next?.atLeast;
+}
+
+const round2 = (n: number): string => String(Math.round(n * 100) / 100);
+
+/**
+ * `4d6kh3 → mean 12.24, sd 2.85, 3 to 18; percentiles 5% 7, 25% 10, 50% 12, 75% 14, 95% 17`,
+ * and with a target `; at least 15: 25.62%`.
+ */
+export function statsLine(stats: StatsSummary, input: { target?: unknown }): string {
+  const advantage = stats.advantageState === 'normal' ? '' : ` with ${stats.advantageState}`;
+  let line = `${stats.formula}${advantage} → mean ${round2(stats.mean)}, sd ${round2(stats.sd)}, ${stats.min} to ${stats.max}`;
+  if (stats.percentiles !== null) {
+    const listed = Object.entries(stats.percentiles).map(([q, total]) => `${q}% ${total}`);
+    line += `; percentiles ${listed.join(', ')}`;
+  }
+  if (typeof input.target === 'number') {
+    const chance = chanceOfAtLeast(stats, input.target);
+    line +=
+      chance === undefined
+        ? `; at least ${input.target}: not listed (too many totals)`
+        : `; at least ${input.target}: ${percentOf(chance)}`;
+  }
+  return line;
+}

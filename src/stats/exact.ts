@@ -1,0 +1,121 @@
+// Exact arithmetic on BigInt for the distribution engine: fractions in lowest terms, the nearest
+// double of a ratio of integers of any size, binomial coefficients and bit lengths.
+
+/** Greatest common divisor of two integers (the result is never negative). */
+export function gcd(a: bigint, b: bigint): bigint {
+  let x = a < 0n ? -a : a;
+  let y = b < 0n ? -b : b;
+  while (y !== 0n) {
+    const r = x % y;
+    x = y;
+    y = r;
+  }
+  return x;
+}
+
+/** `n/d` in lowest terms with a positive denominator, always written as a fraction (`7/1`). */
+export function fraction(numerator: bigint, denominator: bigint): string {
+  if (denominator === 0n) throw new RangeError('zero denominator');
+  let n = numerator;
+  let d = denominator;
+  if (d < 0n) {
+    n = -n;
+    d = -d;
+  }
+  const g = gcd(n, d);
+  if (g > 1n) {
+    n /= g;
+    d /= g;
+  }
+  return `${n}/${d}`;
+}
+
+/** Number of bits of |x| (0 for 0). */
+export function bitLength(x: bigint): number {
+  const v = x < 0n ? -x : x;
+  if (v === 0n) return 0;
+  // toString(16) is linear for a power-of-two radix.
+  const hex = v.toString(16);
+  return (hex.length - 1) * 4 + (32 - Math.clz32(Number.parseInt(hex[0]!, 16)));
+}
+
+/** x * 2^e in steps, so no intermediate factor overflows or underflows (exact for a normal result). */
+function scaleByPowerOfTwo(x: number, e: number): number {
+  let result = x;
+  let rest = e;
+  while (rest > 1000) {
+    result *= 2 ** 1000;
+    rest -= 1000;
+  }
+  while (rest < -1000) {
+    result *= 2 ** -1000;
+    rest += 1000;
+  }
+  return result * 2 ** rest;
+}
+
+/** Bits of a non-negative x, possibly one too many (when Number(x) rounds up to a power of two). */
+function approximateBits(x: bigint): number {
+  const n = Number(x);
+  if (n < 2 ** 52) return n === 0 ? 0 : Math.floor(Math.log2(n)) + 1;
+  return Number.isFinite(n) ? Math.floor(Math.log2(n)) + 1 : bitLength(x);
+}
+
+/**
+ * The double nearest to n/d (ties to even), for integers of any size: the exact quotient is
+ * taken to at least 62 significant bits plus a sticky bit, so the one rounding Number() does is
+ * correct. Values too small for a normal double are rounded at the subnormal grid by hand.
+ */
+export function ratioToNumber(numerator: bigint, denominator: bigint): number {
+  if (denominator === 0n) throw new RangeError('zero denominator');
+  let n = numerator;
+  let d = denominator;
+  if (d < 0n) {
+    n = -n;
+    d = -d;
+  }
+  if (n === 0n) return 0;
+  const negative = n < 0n;
+  if (negative) n = -n;
+  // Both exact in a double: IEEE division rounds correctly.
+  if (n <= 9007199254740991n && d <= 9007199254740991n) {
+    const value = Number(n) / Number(d);
+    return negative ? -value : value;
+  }
+  // n/d lies in [2^(e-2), 2^(e+2)).
+  let e = approximateBits(n) - approximateBits(d);
+  if (e <= -1018) e = bitLength(n) - bitLength(d);
+  let value: number;
+  if (e + 1 <= -1022) {
+    // Subnormal (or underflow): round n/d * 2^1074 to an integer, ties to even.
+    const scaled = n << 1074n;
+    let q = scaled / d;
+    const twice = (scaled % d) * 2n;
+    if (twice > d || (twice === d && (q & 1n) === 1n)) q += 1n;
+    value = Number(q) * 2 ** -537 * 2 ** -537;
+  } else {
+    const shift = 66 - e;
+    let q: bigint;
+    let exact: boolean;
+    if (shift >= 0) {
+      const scaled = n << BigInt(shift);
+      q = scaled / d;
+      exact = q * d === scaled;
+    } else {
+      const scaledD = d << BigInt(-shift);
+      q = n / scaledD;
+      exact = q * scaledD === n;
+    }
+    if (!exact) q |= 1n;
+    value = scaleByPowerOfTwo(Number(q), -shift);
+  }
+  return negative ? -value : value;
+}
+
+/** Binomial coefficients C(n, 0..n), exactly. */
+export function binomialRow(n: number): bigint[] {
+  const row: bigint[] = new Array(n + 1);
+  row[0] = 1n;
+  for (let k = 1; k <= n; k++) row[k] = (row[k - 1]! * BigInt(n - k + 1)) / BigInt(k);
+  return row;
+}

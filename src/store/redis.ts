@@ -1,0 +1,284 @@
+// Tables and receipts in Redis, shared by every instance and worker: a table's log is a Stream
+// whose entry ids are the sequence numbers (so XADD itself refuses a second entry with one
+// number), receipts are strings with a TTL, and live delivery is pub/sub, one subscriber
+// connection per instance. Needs appendonly persistence to keep what it acknowledged
+// (docs/trust.md, "Redis").
+import { Redis } from 'ioredis';
+import type { Receipt } from '../trust/receipt.js';
+import { GENESIS_PREV } from '../trust/receipt.js';
+import { receiptHashSync } from '../trust/sign.js';
+import {
+  type EntryBuilder,
+  type EntryListener,
+  hourOf,
+  type Store,
+  type StoreLimits,
+  StoreUnavailableError,
+  TableFullError,
+  TableNotFoundError,
+  type TableRecord,
+  TooManyTablesError,
+} from './store.js';
+
+export const REDIS_STORE_PREFIX = 'fairdice:';
+/** How long one command may take before the operation answers 503. */
+const COMMAND_TIMEOUT_MS = 2_000;
+/** Two appends raced for one sequence number: the loser reads the new end and tries again. */
+const APPEND_ATTEMPTS = 20;
+
+// Appends only while the table exists; XADD with an explicit id fails when that sequence number
+// is taken, which is the lock. The receipt, the TTLs and the live message go in the same step.
+const APPEND_SCRIPT = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 'gone' end
+local added = redis.pcall('XADD', KEYS[2], ARGV[1], 'r', ARGV[2])
+if type(added) == 'table' and added.err then return 'taken' end
+redis.call('SET', KEYS[3], ARGV[2], 'PX', ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+redis.call('PUBLISH', ARGV[4], ARGV[2])
+return 'ok'
+`;
+
+type AppendCommand = (
+  meta: string,
+  log: string,
+  receiptKey: string,
+  streamId: string,
+  json: string,
+  retentionMs: number,
+  channel: string,
+) => Promise<string>;
+
+const isDomainError = (error: unknown) =>
+  error instanceof TableNotFoundError ||
+  error instanceof TableFullError ||
+  error instanceof TooManyTablesError;
+
+export class RedisStore implements Store {
+  readonly kind = 'redis' as const;
+  private readonly redis: Redis;
+  private subscriber: Redis | undefined;
+  private readonly listeners = new Map<string, Set<EntryListener>>();
+  private readonly subscribed = new Map<string, Promise<void>>();
+
+  constructor(
+    url: string,
+    private readonly limits: StoreLimits,
+    private readonly prefix = REDIS_STORE_PREFIX,
+  ) {
+    this.redis = new Redis(url, RedisStore.options());
+    // Connection errors surface as 503s on the operations; the event itself needs no handling.
+    this.redis.on('error', () => {});
+    this.redis.defineCommand('fairdiceAppend', { numberOfKeys: 3, lua: APPEND_SCRIPT });
+  }
+
+  private static options() {
+    return {
+      // Fail fast instead of queueing: a request never waits for a connection that is not there.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      autoResendUnfulfilledCommands: false,
+      connectTimeout: COMMAND_TIMEOUT_MS,
+      commandTimeout: COMMAND_TIMEOUT_MS,
+      retryStrategy: (attempt: number) => Math.min(attempt * 100, 2_000),
+      connectionName: 'fairdice-tables',
+    };
+  }
+
+  private key = {
+    meta: (id: string) => `${this.prefix}table:${id}`,
+    log: (id: string) => `${this.prefix}table:${id}:log`,
+    channel: (id: string) => `${this.prefix}table:${id}:live`,
+    receipt: (id: string) => `${this.prefix}receipt:${id}`,
+    creations: (address: string, now: number) => `${this.prefix}tables-by:${address}:${hourOf(now)}`,
+  };
+
+  /** Runs `operation`; any failure that is not a table rule becomes StoreUnavailableError. */
+  private async guarded<T>(operation: () => Promise<T>): Promise<T> {
+    try {
+      // Only a connection still being made for the first time is waited for; a lost one fails fast.
+      if (this.redis.status === 'connecting' || this.redis.status === 'wait') await waitReady(this.redis);
+      return await operation();
+    } catch (error) {
+      if (isDomainError(error)) throw error;
+      throw new StoreUnavailableError({ cause: error });
+    }
+  }
+
+  /** Resolves once connected, or rejects with StoreUnavailableError after the connect timeout. */
+  ready(): Promise<void> {
+    return this.guarded(async () => {
+      await this.redis.ping();
+    }).catch(async (error) => {
+      if (this.redis.status === 'ready') return;
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(error), COMMAND_TIMEOUT_MS);
+        this.redis.once('ready', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    });
+  }
+
+  createTable(id: string, address: string, now: number): Promise<TableRecord> {
+    return this.guarded(async () => {
+      const creations = this.key.creations(address, now);
+      const result = await this.redis
+        .multi()
+        .incr(creations)
+        .pexpire(creations, 2 * 3_600_000)
+        .exec();
+      const count = Number(result?.[0]?.[1]);
+      if (!Number.isFinite(count)) throw new Error('INCR gave no count');
+      if (count > this.limits.tablesPerHour) throw new TooManyTablesError(this.limits.tablesPerHour);
+      await this.redis.set(this.key.meta(id), String(now), 'PX', this.limits.retentionMs, 'NX');
+      return { id, createdAt: now, entries: 0 };
+    });
+  }
+
+  table(id: string, _now: number): Promise<TableRecord | undefined> {
+    return this.guarded(async () => {
+      const [[, createdAt], [, entries]] = (await this.redis
+        .multi()
+        .get(this.key.meta(id))
+        .xlen(this.key.log(id))
+        .exec()) as [[unknown, string | null], [unknown, number]];
+      if (createdAt === null) return undefined;
+      return { id, createdAt: Number(createdAt), entries: Number(entries) };
+    });
+  }
+
+  /** The last entry of a table's log, or undefined when it is empty. */
+  private async lastEntry(tableId: string): Promise<Receipt | undefined> {
+    const last = await this.redis.xrevrange(this.key.log(tableId), '+', '-', 'COUNT', 1);
+    const fields = last[0]?.[1];
+    return fields === undefined ? undefined : (JSON.parse(fields[1]!) as Receipt);
+  }
+
+  append(tableId: string, build: EntryBuilder, _now: number): Promise<Receipt> {
+    return this.guarded(async () => {
+      const run = (this.redis as unknown as { fairdiceAppend: AppendCommand }).fairdiceAppend.bind(
+        this.redis,
+      );
+      for (let attempt = 0; attempt < APPEND_ATTEMPTS; attempt++) {
+        const last = await this.lastEntry(tableId);
+        const seq = (last?.seq ?? 0) + 1;
+        if (seq > this.limits.maxEntries) {
+          if ((await this.redis.exists(this.key.meta(tableId))) === 0) throw new TableNotFoundError();
+          throw new TableFullError(this.limits.maxEntries);
+        }
+        const entry = build(seq, last === undefined ? GENESIS_PREV : receiptHashSync(last));
+        const outcome = await run(
+          this.key.meta(tableId),
+          this.key.log(tableId),
+          this.key.receipt(entry.id),
+          `${seq}-1`,
+          JSON.stringify(entry),
+          this.limits.retentionMs,
+          this.key.channel(tableId),
+        );
+        if (outcome === 'ok') return entry;
+        if (outcome === 'gone') throw new TableNotFoundError();
+      }
+      throw new Error('too many concurrent appends to one table');
+    });
+  }
+
+  saveReceipt(receipt: Receipt, _now: number): Promise<void> {
+    return this.guarded(async () => {
+      await this.redis.set(
+        this.key.receipt(receipt.id),
+        JSON.stringify(receipt),
+        'PX',
+        this.limits.retentionMs,
+      );
+    });
+  }
+
+  receipt(id: string, _now: number): Promise<Receipt | undefined> {
+    return this.guarded(async () => {
+      const json = await this.redis.get(this.key.receipt(id));
+      return json === null ? undefined : (JSON.parse(json) as Receipt);
+    });
+  }
+
+  rolls(tableId: string, after: number, limit: number, _now: number): Promise<Receipt[] | undefined> {
+    return this.guarded(async () => {
+      const [[, exists], [, entries]] = (await this.redis
+        .multi()
+        .exists(this.key.meta(tableId))
+        .xrange(this.key.log(tableId), `${after + 1}-0`, '+', 'COUNT', limit)
+        .exec()) as [[unknown, number], [unknown, Array<[string, string[]]>]];
+      if (exists === 0) return undefined;
+      return entries.map(([, fields]) => JSON.parse(fields[1]!) as Receipt);
+    });
+  }
+
+  private subscriberConnection(): Redis {
+    if (this.subscriber !== undefined) return this.subscriber;
+    const subscriber = this.redis.duplicate(RedisStore.options());
+    subscriber.on('error', () => {});
+    subscriber.on('message', (channel: string, message: string) => {
+      const listeners = this.listeners.get(channel);
+      if (listeners === undefined) return;
+      const receipt = JSON.parse(message) as Receipt;
+      for (const listener of listeners) listener(receipt);
+    });
+    this.subscriber = subscriber;
+    return subscriber;
+  }
+
+  subscribe(tableId: string, listener: EntryListener): Promise<() => void> {
+    return this.guarded(async () => {
+      const channel = this.key.channel(tableId);
+      const subscriber = this.subscriberConnection();
+      let subscribed = this.subscribed.get(channel);
+      if (subscribed === undefined) {
+        this.listeners.set(channel, new Set());
+        // Every caller waits for the one SUBSCRIBE: until Redis confirms it, entries are not delivered.
+        subscribed = (async () => {
+          if (subscriber.status !== 'ready') await waitReady(subscriber);
+          await subscriber.subscribe(channel);
+        })();
+        this.subscribed.set(channel, subscribed);
+        subscribed.catch(() => {
+          this.subscribed.delete(channel);
+          this.listeners.delete(channel);
+        });
+      }
+      await subscribed;
+      const listeners = this.listeners.get(channel)!;
+      listeners.add(listener);
+      return () => {
+        const current = this.listeners.get(channel);
+        if (current === undefined || !current.delete(listener) || current.size > 0) return;
+        this.listeners.delete(channel);
+        this.subscribed.delete(channel);
+        subscriber.unsubscribe(channel).catch(() => {});
+      };
+    });
+  }
+
+  async close(): Promise<void> {
+    this.listeners.clear();
+    this.subscribed.clear();
+    this.subscriber?.disconnect();
+    this.redis.disconnect();
+  }
+}
+
+/** Waits for a fresh connection to come up, at most the command timeout. */
+function waitReady(connection: Redis): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      connection.off('ready', onReady);
+      reject(new Error('not connected'));
+    }, COMMAND_TIMEOUT_MS);
+    const onReady = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    connection.once('ready', onReady);
+  });
+}

@@ -1,0 +1,176 @@
+// Tables and receipts in an SQLite file under DATA_DIR (better-sqlite3): the embedded default,
+// created on first start. WAL mode: a commit is in the log before the caller is answered, so
+// a restart of the service loses nothing acknowledged. One process per file (WORKERS>1 needs
+// REDIS_URL), so live delivery is an in-process event.
+import { EventEmitter } from 'node:events';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import type { Receipt } from '../trust/receipt.js';
+import { GENESIS_PREV } from '../trust/receipt.js';
+import { receiptHashSync } from '../trust/sign.js';
+import {
+  type EntryBuilder,
+  type EntryListener,
+  hourOf,
+  type Store,
+  type StoreLimits,
+  TableFullError,
+  TableNotFoundError,
+  type TableRecord,
+  TooManyTablesError,
+} from './store.js';
+
+export const SQLITE_FILE_NAME = 'fairdice.sqlite';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS tables (
+  id TEXT PRIMARY KEY,
+  created_at INTEGER NOT NULL,
+  last_at INTEGER NOT NULL,
+  entries INTEGER NOT NULL DEFAULT 0,
+  last_hash TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS receipts (
+  id TEXT PRIMARY KEY,
+  table_id TEXT,
+  seq INTEGER,
+  created_at INTEGER NOT NULL,
+  body TEXT NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS receipts_by_table ON receipts (table_id, seq) WHERE table_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS receipts_by_time ON receipts (created_at);
+`;
+
+interface TableRow {
+  id: string;
+  created_at: number;
+  entries: number;
+  last_hash: string;
+  last_at: number;
+}
+
+const SWEEP_EVERY_MS = 3_600_000;
+
+export class SqliteStore implements Store {
+  readonly kind = 'sqlite' as const;
+  readonly file: string;
+  private readonly db: Database.Database;
+  private readonly events = new EventEmitter();
+  /** Creations per address in the current hour; one process owns the file, so memory is enough. */
+  private creations = new Map<string, number>();
+  private creationsHour = -1;
+  private readonly sweeper: NodeJS.Timeout;
+  private readonly statements;
+
+  constructor(
+    dataDir: string,
+    private readonly limits: StoreLimits,
+  ) {
+    mkdirSync(dataDir, { recursive: true });
+    this.file = join(dataDir, SQLITE_FILE_NAME);
+    this.db = new Database(this.file);
+    this.db.pragma('journal_mode = WAL');
+    // NORMAL in WAL mode: durable across a crash of the process; only a power loss may drop the last commits.
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.exec(SCHEMA);
+    this.events.setMaxListeners(0);
+    this.statements = {
+      table: this.db.prepare<[string, number], TableRow>(
+        'SELECT id, created_at, entries, last_hash, last_at FROM tables WHERE id = ? AND last_at >= ?',
+      ),
+      createTable: this.db.prepare(
+        'INSERT INTO tables (id, created_at, last_at, entries, last_hash) VALUES (?, ?, ?, 0, ?)',
+      ),
+      advance: this.db.prepare('UPDATE tables SET entries = ?, last_hash = ?, last_at = ? WHERE id = ?'),
+      insert: this.db.prepare(
+        'INSERT INTO receipts (id, table_id, seq, created_at, body) VALUES (?, ?, ?, ?, ?)',
+      ),
+      receipt: this.db.prepare<[string, number], { body: string }>(
+        'SELECT body FROM receipts WHERE id = ? AND created_at >= ?',
+      ),
+      rolls: this.db.prepare<[string, number, number], { body: string }>(
+        'SELECT body FROM receipts WHERE table_id = ? AND seq > ? ORDER BY seq LIMIT ?',
+      ),
+    };
+    this.sweep(Date.now());
+    this.sweeper = setInterval(() => this.sweep(Date.now()), SWEEP_EVERY_MS).unref();
+  }
+
+  /** Deletes what is past retention: idle tables with their logs, and old receipts outside tables. */
+  sweep(now: number): void {
+    const cutoff = now - this.limits.retentionMs;
+    this.db.transaction(() => {
+      this.db
+        .prepare('DELETE FROM receipts WHERE table_id IN (SELECT id FROM tables WHERE last_at < ?)')
+        .run(cutoff);
+      this.db.prepare('DELETE FROM tables WHERE last_at < ?').run(cutoff);
+      this.db.prepare('DELETE FROM receipts WHERE table_id IS NULL AND created_at < ?').run(cutoff);
+    })();
+  }
+
+  private row(id: string, now: number): TableRow | undefined {
+    return this.statements.table.get(id, now - this.limits.retentionMs);
+  }
+
+  async createTable(id: string, address: string, now: number): Promise<TableRecord> {
+    const hour = hourOf(now);
+    if (hour !== this.creationsHour) {
+      this.creations = new Map();
+      this.creationsHour = hour;
+    }
+    const count = (this.creations.get(address) ?? 0) + 1;
+    if (count > this.limits.tablesPerHour) throw new TooManyTablesError(this.limits.tablesPerHour);
+    this.creations.set(address, count);
+    this.statements.createTable.run(id, now, now, GENESIS_PREV);
+    return { id, createdAt: now, entries: 0 };
+  }
+
+  async table(id: string, now: number): Promise<TableRecord | undefined> {
+    const row = this.row(id, now);
+    return row && { id: row.id, createdAt: row.created_at, entries: row.entries };
+  }
+
+  async append(tableId: string, build: EntryBuilder, now: number): Promise<Receipt> {
+    const receipt = this.db
+      .transaction(() => {
+        const row = this.row(tableId, now);
+        if (row === undefined) throw new TableNotFoundError();
+        if (row.entries >= this.limits.maxEntries) throw new TableFullError(this.limits.maxEntries);
+        const seq = row.entries + 1;
+        const entry = build(seq, row.last_hash);
+        this.statements.insert.run(entry.id, tableId, seq, now, JSON.stringify(entry));
+        this.statements.advance.run(seq, receiptHashSync(entry), now, tableId);
+        return entry;
+      })
+      .immediate();
+    this.events.emit(tableId, receipt);
+    return receipt;
+  }
+
+  async saveReceipt(receipt: Receipt, now: number): Promise<void> {
+    this.statements.insert.run(receipt.id, null, null, now, JSON.stringify(receipt));
+  }
+
+  async receipt(id: string, now: number): Promise<Receipt | undefined> {
+    const row = this.statements.receipt.get(id, now - this.limits.retentionMs);
+    return row && (JSON.parse(row.body) as Receipt);
+  }
+
+  async rolls(tableId: string, after: number, limit: number, now: number): Promise<Receipt[] | undefined> {
+    if (this.row(tableId, now) === undefined) return undefined;
+    return this.statements.rolls.all(tableId, after, limit).map((row) => JSON.parse(row.body) as Receipt);
+  }
+
+  async subscribe(tableId: string, listener: EntryListener): Promise<() => void> {
+    this.events.on(tableId, listener);
+    return () => this.events.off(tableId, listener);
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    this.events.removeAllListeners();
+    if (this.db.open) this.db.close();
+  }
+}

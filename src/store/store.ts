@@ -1,0 +1,78 @@
+// The one interface of table and receipt storage; two implementations: an SQLite file (the
+// embedded default) and Redis (shared by every instance). docs/trust.md, "Storage".
+import type { Receipt } from '../trust/receipt.js';
+
+export interface TableRecord {
+  id: string;
+  /** Unix milliseconds. */
+  createdAt: number;
+  /** Entries in its log so far (the last sequence number). */
+  entries: number;
+}
+
+export interface StoreLimits {
+  /** A receipt is kept this long after it was signed; a table this long after its last roll. */
+  retentionMs: number;
+  /** Entries a table's log may hold. */
+  maxEntries: number;
+  /** Tables one address may create per clock hour. */
+  tablesPerHour: number;
+}
+
+/** Builds the receipt of the next entry once its sequence number and the previous hash are known. */
+export type EntryBuilder = (seq: number, prev: string) => Receipt;
+
+export type EntryListener = (receipt: Receipt) => void;
+
+export interface Store {
+  readonly kind: 'sqlite' | 'redis';
+  /** Creates an empty table; throws TooManyTablesError over the creating address's hourly quota. */
+  createTable(id: string, address: string, now: number): Promise<TableRecord>;
+  table(id: string, now: number): Promise<TableRecord | undefined>;
+  /**
+   * Appends one entry: the builder runs with the next sequence number and the previous entry's
+   * hash, and whatever it returns is stored. Atomic: no two entries get one sequence number.
+   * Throws TableNotFoundError, TableFullError.
+   */
+  append(tableId: string, build: EntryBuilder, now: number): Promise<Receipt>;
+  /** Keeps a receipt made outside any table. */
+  saveReceipt(receipt: Receipt, now: number): Promise<void>;
+  receipt(id: string, now: number): Promise<Receipt | undefined>;
+  /** Entries with seq > after, in order, at most `limit`; undefined when the table does not exist. */
+  rolls(tableId: string, after: number, limit: number, now: number): Promise<Receipt[] | undefined>;
+  /** Calls `listener` with every entry appended to the table from now on, by any instance. */
+  subscribe(tableId: string, listener: EntryListener): Promise<() => void>;
+  close(): Promise<void>;
+}
+
+/** The store cannot be reached (Redis down): table operations answer 503, plain rolls go on. */
+export class StoreUnavailableError extends Error {
+  constructor(options?: { cause?: unknown }) {
+    super('The table store is unavailable; try again shortly.', options);
+    this.name = 'StoreUnavailableError';
+  }
+}
+
+export class TableNotFoundError extends Error {
+  constructor() {
+    super('no such table');
+    this.name = 'TableNotFoundError';
+  }
+}
+
+export class TableFullError extends Error {
+  constructor(readonly maxEntries: number) {
+    super(`table full at ${maxEntries} entries`);
+    this.name = 'TableFullError';
+  }
+}
+
+export class TooManyTablesError extends Error {
+  constructor(readonly tablesPerHour: number) {
+    super(`${tablesPerHour} tables created this hour`);
+    this.name = 'TooManyTablesError';
+  }
+}
+
+/** The clock hour a creation counts in. */
+export const hourOf = (now: number): number => Math.floor(now / 3_600_000);

@@ -1,0 +1,143 @@
+// Receipts and tables as the service offers them: the signing key, the store (opened on first
+// use, or at start by the server), the limits, and the per-address count of live event streams.
+// The API operations and the SSE route call this; nothing here knows HTTP (docs/trust.md).
+import { randomBytes } from 'node:crypto';
+import type { Config } from '../config.js';
+import { LIMITS } from '../limits.js';
+import type { RollResponse } from '../roll/types.js';
+import { RedisStore } from '../store/redis.js';
+import { SqliteStore } from '../store/sqlite.js';
+import type { Store, StoreLimits, TableRecord } from '../store/store.js';
+import { loadSigningKeys, type SigningKeys } from './keys.js';
+import type { Receipt, SignedRequest } from './receipt.js';
+import { signReceipt } from './sign.js';
+
+export interface TrustLog {
+  warn(details: Record<string, unknown>, message: string): void;
+  info(details: Record<string, unknown>, message: string): void;
+}
+
+const DAY_MS = 86_400_000;
+
+export const GENERATED_KEY_WARNING =
+  'SIGNING_KEY_FILE is not set: receipts are signed with a key generated at start and will NOT verify after a restart (nor on another instance). Set SIGNING_KEY_FILE to a PKCS#8 Ed25519 key (docs/trust.md).';
+
+/** A new table id: 144 random bits, base64url (24 characters). */
+export const newTableId = (): string => randomBytes(18).toString('base64url');
+
+export const TABLE_ID_PATTERN = /^[A-Za-z0-9_-]{16,64}$/;
+
+export class Trust {
+  private opened: Store | undefined;
+  private readonly streams = new Map<string, number>();
+
+  private unannounced: (() => void) | undefined;
+
+  constructor(
+    readonly keys: SigningKeys,
+    private readonly openStore: () => Store,
+    readonly limits: StoreLimits & { sseConnectionsPerAddress: number },
+    /** Said once, before the first signature, unless announce() said it already. */
+    announcement?: () => void,
+  ) {
+    this.unannounced = announcement;
+  }
+
+  /** Logs the generated-key warning now (the server does at start) rather than at the first receipt. */
+  announce(): void {
+    this.unannounced?.();
+    this.unannounced = undefined;
+  }
+
+  /**
+   * From the configuration: loads or generates the key. A generated key is warned about loudly,
+   * by announce() at start or else before the first receipt (an app built in a test that never
+   * signs stays quiet).
+   */
+  static async fromConfig(config: Config, log: TrustLog): Promise<Trust> {
+    const keys = await loadSigningKeys({
+      keyFile: config.signingKeyFile,
+      retiredKeysFile: config.signingRetiredKeysFile,
+    });
+    const announcement = keys.generated
+      ? () => log.warn({ kid: keys.kid }, GENERATED_KEY_WARNING)
+      : undefined;
+    const limits = {
+      retentionMs: config.tableRetentionDays * DAY_MS,
+      maxEntries: config.tableMaxEntries,
+      tablesPerHour: config.tablesPerHour,
+      sseConnectionsPerAddress: config.sseConnectionsPerAddress,
+    };
+    const redisUrl = config.redisUrl;
+    const openStore = (): Store => {
+      const store =
+        redisUrl === undefined ? new SqliteStore(config.dataDir, limits) : new RedisStore(redisUrl, limits);
+      log.info(
+        { store: store.kind, ...(store instanceof SqliteStore ? { file: store.file } : {}) },
+        'table and receipt store opened',
+      );
+      return store;
+    };
+    return new Trust(keys, openStore, limits, announcement);
+  }
+
+  /** The store, opened now if it was not yet (the SQLite file and DATA_DIR are created here). */
+  get store(): Store {
+    this.opened ??= this.openStore();
+    return this.opened;
+  }
+
+  /** Opens the store now; with Redis, waits briefly for it but starts anyway when it is down (tables answer 503 until it is back). */
+  async open(log?: TrustLog): Promise<void> {
+    const store = this.store;
+    if (store instanceof RedisStore) {
+      await store
+        .ready()
+        .catch(() => log?.warn({}, 'Redis is not reachable yet: table operations answer 503 until it is'));
+    }
+  }
+
+  /** Signs a roll made outside any table and keeps the receipt. */
+  async sign(request: SignedRequest, roll: RollResponse): Promise<Receipt> {
+    this.announce();
+    const receipt = signReceipt(this.keys, { request, roll });
+    await this.store.saveReceipt(receipt, Date.now());
+    return receipt;
+  }
+
+  /** Signs a roll as the next entry of a table's log. */
+  signAtTable(table: string, request: SignedRequest, roll: RollResponse): Promise<Receipt> {
+    this.announce();
+    const now = Date.now();
+    return this.store.append(
+      table,
+      (seq, prev) => signReceipt(this.keys, { request, roll, table, seq, prev }, now),
+      now,
+    );
+  }
+
+  createTable(address: string): Promise<TableRecord> {
+    return this.store.createTable(newTableId(), address, Date.now());
+  }
+
+  /** Takes one of the address's event-stream places; false when it holds them all already. */
+  openStream(address: string): boolean {
+    const open = this.streams.get(address) ?? 0;
+    if (open >= this.limits.sseConnectionsPerAddress) return false;
+    this.streams.set(address, open + 1);
+    return true;
+  }
+
+  closeStream(address: string): void {
+    const open = (this.streams.get(address) ?? 1) - 1;
+    if (open <= 0) this.streams.delete(address);
+    else this.streams.set(address, open);
+  }
+
+  async close(): Promise<void> {
+    await this.opened?.close();
+    this.opened = undefined;
+  }
+}
+
+export const TABLE_ROLLS_PER_PAGE = LIMITS.tableRollsPerPage;

@@ -1,0 +1,129 @@
+// /v1/stats over HTTP: GET and POST, ETag and 304, too_complex in the envelope, tRPC, and the
+// document. The distribution itself is proved in test/stats/.
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { distribution } from '../../src/stats/distribution.js';
+import { expectError, listen, makeApp } from '../support/app.js';
+
+let app: FastifyInstance;
+beforeAll(async () => {
+  app = await makeApp();
+});
+afterAll(() => app.close());
+
+describe('GET /v1/stats', () => {
+  it('answers the exact distribution, with a validator and public caching', async () => {
+    const response = await app.inject({ method: 'GET', url: '/v1/stats?formula=4d6kh3' });
+    expect(response.statusCode).toBe(200);
+    const body = response.json();
+    expect(body).toEqual(distribution({ formula: '4d6kh3' }));
+    expect(body.outcomes.map((o: { count: string }) => o.count).join(',')).toBe(
+      '1,4,10,21,38,62,91,122,148,167,172,160,131,94,54,21',
+    );
+    expect(response.headers.etag).toMatch(/^"[A-Za-z0-9_-]{27}"$/);
+    expect(response.headers['cache-control']).toBe('public, max-age=86400');
+  });
+
+  it('If-None-Match with the ETag: 304 and no body', async () => {
+    const first = await app.inject({ method: 'GET', url: '/v1/stats?formula=2d20adv%2B5' });
+    const etag = first.headers.etag as string;
+    const again = await app.inject({
+      method: 'GET',
+      url: '/v1/stats?formula=2d20adv%2B5',
+      headers: { 'if-none-match': etag },
+    });
+    expect(again.statusCode).toBe(304);
+    expect(again.body).toBe('');
+    expect(again.headers.etag).toBe(etag);
+    const other = await app.inject({
+      method: 'GET',
+      url: '/v1/stats?formula=2d20dis%2B5',
+      headers: { 'if-none-match': etag },
+    });
+    expect(other.statusCode).toBe(200);
+    expect(other.headers.etag).not.toBe(etag);
+  });
+
+  it('advantage and depth from the query', async () => {
+    const response = await app.inject({
+      method: 'GET',
+      url: '/v1/stats?formula=1d20%2B1d6!&advantage=advantage&depth=2',
+    });
+    expect(response.statusCode).toBe(200);
+    const body = response.json();
+    expect(body.advantageState).toBe('advantage');
+    expect(body.truncation.depth).toBe(2);
+    expect(body.truncation.tailExact).toBe('1/216');
+  });
+
+  it('refusals in the envelope: too_complex, invalid_formula, invalid_request', async () => {
+    const tooComplex = await app.inject({ method: 'GET', url: '/v1/stats?formula=1000d20' });
+    expect(expectError(tooComplex, 400, 'too_complex')).toMatch(/units of work/);
+    // A refusal is never cached as if it were the answer.
+    expect(tooComplex.headers.etag).toBeUndefined();
+    expect(tooComplex.headers['cache-control']).toBeUndefined();
+    const unlistable = await app.inject({ method: 'GET', url: '/v1/stats?formula=1000d6!kh500' });
+    expect(expectError(unlistable, 400, 'too_complex')).toMatch(/too many possible totals/);
+    expectError(await app.inject({ method: 'GET', url: '/v1/stats?formula=2d6%2B' }), 400, 'invalid_formula');
+    expectError(
+      await app.inject({ method: 'GET', url: '/v1/stats?formula=1d6!&depth=101' }),
+      400,
+      'invalid_request',
+    );
+    expectError(await app.inject({ method: 'GET', url: '/v1/stats' }), 400, 'invalid_request');
+  });
+});
+
+describe('POST /v1/stats', () => {
+  it('takes a RollRequest with bonuses and tags', async () => {
+    const request = { formula: '1d8+3 fire', bonuses: [2, '1d4!'], tags: ['fire'] };
+    const response = await app.inject({ method: 'POST', url: '/v1/stats', payload: request });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual(distribution(request));
+  });
+
+  it('refuses unknown fields', async () => {
+    const response = await app.inject({
+      method: 'POST',
+      url: '/v1/stats',
+      payload: { formula: '2d6', x: 1 },
+    });
+    expectError(response, 400, 'invalid_request');
+  });
+});
+
+describe('tRPC and the document', () => {
+  it('the stats procedure answers the same distribution', async () => {
+    const input = encodeURIComponent(JSON.stringify({ formula: '3d6' }));
+    const response = await app.inject({ method: 'GET', url: `/trpc/stats?input=${input}` });
+    expect(response.statusCode).toBe(200);
+    expect(response.json().result.data).toEqual(distribution({ formula: '3d6' }));
+  });
+
+  it('the document has both operations, the answer schema and too_complex with its own schema', async () => {
+    const document = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    expect(Object.keys(document.paths['/v1/stats']).sort()).toEqual(['get', 'post']);
+    expect(document.components.schemas.StatsResponse).toBeDefined();
+    const tooComplex = document.components.schemas.TooComplexError;
+    expect(tooComplex.properties.error.properties.code.enum).toEqual(['too_complex']);
+    expect(tooComplex.example.error.code).toBe('too_complex');
+    const get400 = document.paths['/v1/stats'].get.responses['400'].content['application/json'].schema;
+    expect(JSON.stringify(get400)).toContain('#/components/schemas/TooComplexError');
+  });
+});
+
+describe('off the event loop', () => {
+  it('a roll is answered while a distribution is being computed', async () => {
+    const base = await listen(await makeApp());
+    const order: string[] = [];
+    const stats = fetch(`${base}/v1/stats?formula=6d10!kh3`).then(async (r) => {
+      order.push(`stats ${r.status}`);
+    });
+    // Give the stats request time to reach its worker, then roll.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const roll = await fetch(`${base}/v1/roll?formula=1d20`);
+    order.push(`roll ${roll.status}`);
+    await stats;
+    expect(order).toEqual(['roll 200', 'stats 200']);
+  });
+});

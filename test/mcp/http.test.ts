@@ -1,0 +1,362 @@
+// The hosted MCP endpoint through the SDK's own client over a real socket: the tools listed
+// from the operation table, rolls, errors as tool results (never exceptions), the language
+// resource, and the per-address rate limit answered as a rate_limited tool result.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { LIMITS } from '../../src/limits.js';
+import { LANGUAGE_URI } from '../../src/mcp/tools.js';
+import { listen, makeApp } from '../support/app.js';
+import { send } from '../support/http.js';
+import { scripted } from '../support/sources.js';
+
+const clients: Client[] = [];
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.close()));
+});
+
+async function connect(base: string): Promise<Client> {
+  const client = new Client({ name: 'fairdice-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', base)));
+  clients.push(client);
+  return client;
+}
+
+const textOf = (result: CallToolResult): string => {
+  const [first] = result.content;
+  if (first?.type !== 'text') throw new Error('expected one text content item');
+  return first.text;
+};
+
+/** The envelope on the last line of an error result's text. */
+const envelopeOf = (result: CallToolResult) =>
+  JSON.parse(textOf(result).split('\n').at(-1) ?? '') as { error: { code: string; message: string } };
+
+describe('MCP over Streamable HTTP at /mcp', () => {
+  let app: FastifyInstance;
+  let base = '';
+  // 6, 5, 2, 1 for 4d6kh3; then a d20 showing 20; then the rest for later rolls.
+  const source = scripted([6, 5, 2, 1, 20, ...Array.from({ length: 200 }, (_, i) => (i % 6) + 1)]);
+  beforeAll(async () => {
+    app = await makeApp({}, { random: source });
+    base = await listen(app);
+  });
+  afterAll(() => app.close());
+
+  it('lists the marked operations as tools, each with schemas, annotations and the notation', async () => {
+    const client = await connect(base);
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual(['roll', 'roll_batch']);
+    for (const tool of tools) {
+      expect(tool.inputSchema.type).toBe('object');
+      expect(tool.outputSchema?.type).toBe('object');
+      expect(JSON.stringify(tool.inputSchema)).not.toContain('$ref');
+      expect(tool.annotations?.readOnlyHint).toBe(true);
+      expect(tool.description).toContain('NdS');
+      expect(tool.description).toContain(LANGUAGE_URI);
+    }
+    const roll = tools.find((tool) => tool.name === 'roll');
+    expect(roll?.inputSchema.required).toEqual(['formula']);
+    expect(Object.keys(roll?.inputSchema.properties ?? {})).toEqual([
+      'formula',
+      'advantage',
+      'bonuses',
+      'tags',
+    ]);
+    expect(roll?.outputSchema?.required).toContain('total');
+  });
+
+  it('rolls: one line for the model, the REST response as structuredContent', async () => {
+    const client = await connect(base);
+    const result = (await client.callTool({
+      name: 'roll',
+      arguments: { formula: '4d6kh3+2' },
+    })) as CallToolResult;
+    expect(result.isError).toBeFalsy();
+    expect(textOf(result)).toBe('4d6kh3+2 → 15 (6, 5, 2, 1 dropped; +2)');
+    expect(result.structuredContent).toMatchObject({
+      formula: '4d6kh3+2',
+      total: 15,
+      modifiers: [2],
+      dice: [{ sides: 6, results: [6, 5, 2, 1], kept: [6, 5, 2], keptFlags: [true, true, true, false] }],
+    });
+    const d20 = (await client.callTool({ name: 'roll', arguments: { formula: 'd20+7' } })) as CallToolResult;
+    expect(textOf(d20)).toBe('d20+7 → 27 (20, natural 20; +7)');
+  });
+
+  it('rolls a batch, one line per roll', async () => {
+    const client = await connect(base);
+    const result = (await client.callTool({
+      name: 'roll_batch',
+      arguments: { rolls: [{ formula: '1d6' }, { formula: '2d6+1' }] },
+    })) as CallToolResult;
+    expect(result.isError).toBeFalsy();
+    const lines = textOf(result).split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^1d6 → \d \(\d\)$/);
+    expect(lines[1]).toMatch(/^2d6\+1 → \d+ \(\d, \d; \+1\)$/);
+    expect((result.structuredContent as { rolls: unknown[] }).rolls).toHaveLength(2);
+  });
+
+  it('an invalid formula is a tool result with isError and invalid_formula with its column, not an exception', async () => {
+    const client = await connect(base);
+    const result = (await client.callTool({ name: 'roll', arguments: { formula: '2d' } })) as CallToolResult;
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toBeUndefined();
+    expect(textOf(result).split('\n')[0]).toMatch(/^The formula was refused/);
+    const { error } = envelopeOf(result);
+    expect(error.code).toBe('invalid_formula');
+    expect(error.message).toMatch(/^formula, column 3: /);
+  });
+
+  it('arguments that break the schema are invalid_request with the REST message', async () => {
+    const client = await connect(base);
+    const missing = (await client.callTool({ name: 'roll', arguments: {} })) as CallToolResult;
+    expect(missing.isError).toBe(true);
+    expect(envelopeOf(missing).error).toEqual({ code: 'invalid_request', message: 'formula is required.' });
+    const tooMany = (await client.callTool({
+      name: 'roll_batch',
+      arguments: { rolls: [{ formula: '1000d6' }, { formula: '1d6' }] },
+    })) as CallToolResult;
+    expect(envelopeOf(tooMany).error.code).toBe('too_many_dice');
+  });
+
+  it('an unknown tool is a protocol error (the client could not have listed it)', async () => {
+    const client = await connect(base);
+    await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toThrow(/Unknown tool/);
+  });
+
+  it('serves the language reference as a resource', async () => {
+    const client = await connect(base);
+    const { resources } = await client.listResources();
+    expect(resources.map((resource) => resource.uri)).toEqual([LANGUAGE_URI]);
+    const { contents } = await client.readResource({ uri: LANGUAGE_URI });
+    expect(contents[0]?.mimeType).toBe('text/markdown');
+    expect((contents[0] as { text: string }).text).toMatch(/^# The formula language/);
+  });
+
+  it('GET and DELETE answer 405 (stateless: no stream, no session); the index links /mcp', async () => {
+    for (const method of ['GET', 'DELETE']) {
+      const answer = await send(base, { method, path: '/mcp', headers: { accept: 'text/event-stream' } });
+      expect(answer.status).toBe(405);
+      expect(answer.headers.allow).toBe('POST');
+    }
+    const index = await send(base, { path: '/' });
+    expect(JSON.parse(index.body).links.mcp).toBe('/mcp');
+    const openapi = await send(base, { path: '/openapi.json' });
+    expect(JSON.parse(openapi.body).info.description).toContain('/mcp');
+  });
+
+  it('speaks Streamable HTTP: 202 for a notification, 406 without both Accept types, 400 for a bad message or version', async () => {
+    const post = (body: unknown, headers: Record<string, string> = {}) =>
+      send(base, {
+        method: 'POST',
+        path: '/mcp',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...headers,
+        },
+        chunks: [JSON.stringify(body)],
+      });
+    const notified = await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    expect(notified.status).toBe(202);
+    expect(notified.body).toBe('');
+    expect(
+      (await post({ jsonrpc: '2.0', id: 1, method: 'ping' }, { accept: 'application/json' })).status,
+    ).toBe(406);
+    expect((await post({ jsonrpc: '1.0', id: 1, method: 'ping' })).status).toBe(400);
+    expect((await post({ jsonrpc: '2.0', id: null, method: 'ping' })).status).toBe(400);
+    const version = await post(
+      { jsonrpc: '2.0', id: 1, method: 'ping' },
+      { 'mcp-protocol-version': '1999-01-01' },
+    );
+    expect(version.status).toBe(400);
+    expect(JSON.parse(version.body).error.message).toMatch(/Unsupported protocol version/);
+    const pong = await post(
+      { jsonrpc: '2.0', id: 'a', method: 'ping' },
+      { 'mcp-protocol-version': '2025-06-18' },
+    );
+    expect(JSON.parse(pong.body)).toEqual({ jsonrpc: '2.0', id: 'a', result: {} });
+  });
+
+  it('requests in flight together with the same id each get their own answer', async () => {
+    const call = (formula: string) =>
+      send(base, {
+        method: 'POST',
+        path: '/mcp',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        chunks: [
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'tools/call',
+            params: { name: 'roll', arguments: { formula } },
+          }),
+        ],
+      });
+    const formulas = ['1d20+100', '1d20+200', '1d20+300', '1d20+400', '1d20+500', '1d20+600'];
+    const answers = await Promise.all(formulas.map(call));
+    answers.forEach((answer, index) => {
+      const body = JSON.parse(answer.body) as {
+        id: number;
+        result: { structuredContent: { formula: string } };
+      };
+      expect(body.id).toBe(1);
+      expect(body.result.structuredContent.formula).toBe(formulas[index]);
+    });
+  });
+
+  it('the body limit applies: a message over BODY_LIMIT_BYTES is 413 payload_too_large', async () => {
+    const message = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'roll', arguments: { formula: '1d6', tags: ['a'.repeat(LIMITS.bodyBytes)] } },
+    });
+    const answer = await send(base, {
+      method: 'POST',
+      path: '/mcp',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      chunks: [message],
+    });
+    expect(answer.status).toBe(413);
+    expect(JSON.parse(answer.body).error.code).toBe('payload_too_large');
+  });
+
+  it('a JSON-RPC batch is refused: one charge, one message', async () => {
+    const message = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+    const body = JSON.stringify([message, { ...message, id: 2 }]);
+    const answer = await send(base, {
+      method: 'POST',
+      path: '/mcp',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      chunks: [body],
+    });
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.body).error.code).toBe(-32600);
+  });
+});
+
+describe('DNS rebinding protection on /mcp', () => {
+  const initialize = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+  });
+  const post = (base: string, host: string) =>
+    send(base, {
+      method: 'POST',
+      path: '/mcp',
+      headers: { host, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      chunks: [initialize],
+    });
+
+  it('a loopback connection naming another host is refused; loopback names are served', async () => {
+    const app = await makeApp();
+    try {
+      const base = await listen(app);
+      const port = new URL(base).port;
+      const refused = await post(base, `evil.example.com:${port}`);
+      expect(refused.status).toBe(403);
+      expect(JSON.parse(refused.body).error.message).toMatch(/DNS rebinding/);
+      expect((await post(base, `127.evil.example.com:${port}`)).status).toBe(403);
+      for (const host of [
+        `localhost:${port}`,
+        `127.0.0.1:${port}`,
+        'localhost',
+        `[::1]:${port}`,
+        'LOCALHOST',
+      ]) {
+        expect((await post(base, host)).status, host).toBe(200);
+      }
+      // The REST routes are not concerned: they drive no tools.
+      const rest = await send(base, { path: '/v1/health', headers: { host: 'evil.example.com' } });
+      expect(rest.status).toBe(200);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('behind a declared proxy (TRUST_PROXY) any Host is served', async () => {
+    const app = await makeApp({ trustProxy: true });
+    try {
+      const base = await listen(app);
+      expect((await post(base, 'dice.example.com')).status).toBe(200);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('the rate limit on /mcp', () => {
+  let app: FastifyInstance;
+  let base = '';
+  const max = 5;
+  beforeAll(async () => {
+    app = await makeApp({ rateLimitMax: max, rateLimitWindowMs: 60_000 });
+    base = await listen(app);
+  });
+  afterAll(() => app.close());
+
+  it('a tool call over the limit is a rate_limited tool result naming the seconds; other messages get 429', async () => {
+    // initialize, notifications/initialized and the client's GET for an event stream (405): 3.
+    const client = await connect(base);
+    const calls: CallToolResult[] = [];
+    for (let i = 0; i < max; i++) {
+      calls.push((await client.callTool({ name: 'roll', arguments: { formula: '1d6' } })) as CallToolResult);
+    }
+    // Requests 4 and 5 rolled; 6, 7 and 8 were over the limit.
+    expect(calls.map((call) => call.isError === true)).toEqual([false, false, true, true, true]);
+    const limited = calls[4]!;
+    expect(limited.structuredContent).toBeUndefined();
+    const { error } = envelopeOf(limited);
+    expect(error.code).toBe('rate_limited');
+    const seconds = Number(/retry in (\d+) seconds?/.exec(error.message)?.[1]);
+    expect(seconds).toBeGreaterThan(0);
+    expect(seconds).toBeLessThanOrEqual(60);
+    expect(textOf(limited)).toMatch(/^Too many calls from this address/);
+
+    // The same address's budget as REST: a GET /v1/roll is refused too.
+    const rest = await send(base, { path: '/v1/roll?formula=1d6' });
+    expect(rest.status).toBe(429);
+    // Not a tool call: the usual 429 and its envelope.
+    const refused = await client.listTools().then(
+      () => undefined,
+      (error: unknown) => error as { code?: number; message: string },
+    );
+    expect(refused?.code).toBe(429);
+    expect(refused?.message).toContain('"code":"rate_limited"');
+  });
+
+  it(`counts against the same budget as REST (${LIMITS.rateLimitMax} by default)`, async () => {
+    const fresh = await makeApp({ rateLimitMax: 3, rateLimitWindowMs: 60_000 });
+    const freshBase = await listen(fresh);
+    try {
+      for (let i = 0; i < 3; i++)
+        expect((await send(freshBase, { path: '/v1/roll?formula=1d6' })).status).toBe(200);
+      const answer = await send(freshBase, {
+        method: 'POST',
+        path: '/mcp',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        chunks: [
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'tools/call',
+            params: { name: 'roll', arguments: { formula: '1d6' } },
+          }),
+        ],
+      });
+      expect(answer.status).toBe(200);
+      const result = JSON.parse(answer.body).result as CallToolResult;
+      expect(result.isError).toBe(true);
+      expect(envelopeOf(result).error.code).toBe('rate_limited');
+    } finally {
+      await fresh.close();
+    }
+  });
+});

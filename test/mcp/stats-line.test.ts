@@ -1,0 +1,64 @@
+// The line of the stats tool, from an exact distribution: mean, spread, range, percentiles, and
+// with a target the chance of rolling at least it.
+import { describe, expect, it } from 'vitest';
+import { percentOf, type StatsSummary, statsLine } from '../../src/mcp/lines.js';
+
+/** 2d6, exactly: P(total = t) = (6 - |t - 7|) / 36. */
+function twoD6(): StatsSummary {
+  const totals = Array.from({ length: 11 }, (_, i) => i + 2);
+  const ways = (t: number) => 6 - Math.abs(t - 7);
+  return {
+    formula: '2d6',
+    advantageState: 'normal',
+    min: 2,
+    max: 12,
+    mean: 7,
+    sd: Math.sqrt(35 / 6),
+    outcomes: totals.map((total) => ({
+      total,
+      atLeast: totals.filter((t) => t >= total).reduce((sum, t) => sum + ways(t), 0) / 36,
+    })),
+    percentiles: { 5: 3, 25: 5, 50: 7, 75: 9, 95: 11 },
+  };
+}
+
+describe('the stats line', () => {
+  it('gives the mean, the spread, the range and the percentiles', () => {
+    expect(statsLine(twoD6(), {})).toBe(
+      '2d6 → mean 7, sd 2.42, 2 to 12; percentiles 5% 3, 25% 5, 50% 7, 75% 9, 95% 11',
+    );
+  });
+
+  it.each([
+    [10, '16.67%'],
+    [12, '2.78%'],
+    [2, '100%'],
+    [-5, '100%'],
+    [13, '0%'],
+  ])('with target %i, the chance of at least it: %s', (target, percent) => {
+    expect(statsLine(twoD6(), { target })).toMatch(
+      new RegExp(`; at least ${target}: ${percent.replace('.', '\\.')}$`),
+    );
+  });
+
+  it('a total between listed ones takes the next listed total; unlisted outcomes say so', () => {
+    const gappy: StatsSummary = {
+      ...twoD6(),
+      formula: '1d6x10',
+      min: 10,
+      max: 60,
+      outcomes: [10, 20, 30, 40, 50, 60].map((total, i) => ({ total, atLeast: (6 - i) / 6 })),
+    };
+    expect(statsLine(gappy, { target: 35 })).toMatch(/at least 35: 50\.00%$/);
+    expect(statsLine({ ...twoD6(), outcomes: [], percentiles: null }, { target: 7 })).toBe(
+      '2d6 → mean 7, sd 2.42, 2 to 12; at least 7: not listed (too many totals)',
+    );
+  });
+
+  it('never rounds a possible outcome to 0% or 100%', () => {
+    expect(percentOf(1e-9)).toBe('1.0e-7%');
+    expect(percentOf(1 - 1e-5)).toBe('99.9990%');
+    expect(percentOf(1 - 1e-12)).toMatch(/^100% minus 1\.0e-10%$/);
+    expect(percentOf(0.5)).toBe('50.00%');
+  });
+});

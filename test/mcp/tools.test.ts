@@ -1,0 +1,177 @@
+// Tools from an operation table: marking an entry is all it takes (and an unmarked one is not a
+// tool); its schemas become self-contained JSON Schemas; a broken output or an unexpected
+// exception is an internal_error tool result with the generic message, logged; a duplicated tool
+// name stops start-up.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { OPERATIONS, type Operation } from '../../src/api/operations.js';
+import { BatchRollRequestSchema } from '../../src/api/schemas.js';
+import { StatsService } from '../../src/api/stats-service.js';
+import { MESSAGES } from '../../src/errors.js';
+import { toolJsonSchema, toolsOf } from '../../src/mcp/tools.js';
+import { listen, logCollector, makeApp } from '../support/app.js';
+import { maxSource } from '../support/sources.js';
+
+const WordInput = z.strictObject({ word: z.string().max(5) });
+const WordOutput = z.strictObject({ word: z.string(), length: z.number().int() });
+
+const entry = (overrides: Partial<Operation>): Operation => ({
+  kind: 'query',
+  method: 'GET',
+  path: '/v1/measure',
+  input: WordInput,
+  output: WordOutput,
+  tags: [],
+  summary: 'Measure a word',
+  description: 'Measures a word.',
+  errors: [400, 500],
+  run: (input) => ({
+    word: (input as { word: string }).word,
+    length: (input as { word: string }).word.length,
+  }),
+  ...overrides,
+});
+
+const marker = (name: string) => ({
+  name,
+  title: 'Measure',
+  description: 'Measures a word.',
+  readOnly: true,
+  idempotent: true,
+  line: (output: unknown) =>
+    `${(output as { word: string }).word} has ${(output as { length: number }).length} letters`,
+});
+
+const textOf = (result: CallToolResult): string => (result.content[0] as { text: string }).text;
+
+const OPERATION_CONTEXT = {
+  log: { warn() {} },
+  random: maxSource(),
+  dicePerRoll: 1000,
+  dicePerBatch: 1000,
+  stats: new StatsService({ dicePerRoll: 1000 }),
+};
+
+describe('tools from the operation table', () => {
+  it('a marked entry is a tool, an unmarked one is not; errors and faults are tool results', async () => {
+    const log = logCollector();
+    const app = await makeApp(
+      {},
+      {
+        logStream: log,
+        operations: {
+          ...OPERATIONS,
+          measure: entry({ tool: marker('measure') }),
+          unmarked: entry({ path: '/v1/unmarked' }),
+          broken: entry({
+            path: '/v1/broken',
+            run: () => ({ word: 'x', length: 'long' }),
+            tool: marker('broken'),
+          }),
+          thrower: entry({
+            path: '/v1/thrower',
+            run: () => {
+              throw new TypeError('x is undefined <script>');
+            },
+            tool: marker('thrower'),
+          }),
+        },
+      },
+    );
+    const client = new Client({ name: 'fairdice-test', version: '1.0.0' });
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', await listen(app))));
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toEqual(['roll', 'roll_batch', 'measure', 'broken', 'thrower']);
+      const measure = tools.find((tool) => tool.name === 'measure');
+      expect(measure?.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true });
+      expect(measure?.inputSchema).toMatchObject({
+        type: 'object',
+        properties: { word: { type: 'string', maxLength: 5 } },
+        required: ['word'],
+        additionalProperties: false,
+      });
+
+      const ok = (await client.callTool({ name: 'measure', arguments: { word: 'hello' } })) as CallToolResult;
+      expect(textOf(ok)).toBe('hello has 5 letters');
+      expect(ok.structuredContent).toEqual({ word: 'hello', length: 5 });
+
+      const long = (await client.callTool({
+        name: 'measure',
+        arguments: { word: 'toolong' },
+      })) as CallToolResult;
+      expect(long.isError).toBe(true);
+      expect(textOf(long)).toContain(
+        '{"error":{"code":"invalid_request","message":"word must be at most 5 characters long."}}',
+      );
+
+      expect(log.lines.filter((line) => line.level >= 50)).toHaveLength(0);
+      for (const name of ['broken', 'thrower']) {
+        const failed = (await client.callTool({ name, arguments: { word: 'hi' } })) as CallToolResult;
+        expect(failed.isError).toBe(true);
+        expect(failed.structuredContent).toBeUndefined();
+        expect(textOf(failed)).toContain(
+          JSON.stringify({ error: { code: 'internal_error', message: MESSAGES.unexpected } }),
+        );
+        expect(textOf(failed)).not.toContain('script');
+      }
+      const logged = log.lines.filter((line) => line.level >= 50);
+      expect(logged).toHaveLength(2);
+      expect(typeof logged[1]?.reqId).toBe('string');
+      expect(JSON.stringify(logged[1]?.err)).toContain('x is undefined');
+    } finally {
+      await client.close();
+      await app.close();
+    }
+  });
+
+  it("a marker's extra arguments are validated and given to the line, never to the operation", async () => {
+    const seen: unknown[] = [];
+    const tools = toolsOf({
+      measure: entry({
+        run: (input) => {
+          seen.push(input);
+          const { word } = input as { word: string };
+          return { word, length: word.length };
+        },
+        tool: {
+          ...marker('measure'),
+          extraInput: { atLeast: z.number().int().optional() },
+          line: (output, input) =>
+            `${(output as { length: number }).length} letters, wanted ${String(input.atLeast)}`,
+        },
+      }),
+    });
+    const tool = tools.get('measure')!;
+    expect(Object.keys(tool.definition.inputSchema.properties ?? {})).toEqual(['word', 'atLeast']);
+    const context = { ...OPERATION_CONTEXT, logError: () => undefined };
+    const result = await tool.call({ word: 'dice', atLeast: 3 }, context);
+    expect(textOf(result)).toBe('4 letters, wanted 3');
+    expect(seen).toEqual([{ word: 'dice' }]);
+    const refused = await tool.call({ word: 'dice', atLeast: 'many' }, context);
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toContain('atLeast must be a number.');
+  });
+
+  it('two entries naming the same tool stop start-up', () => {
+    expect(() => toolsOf({ a: entry({ tool: marker('same') }), b: entry({ tool: marker('same') }) })).toThrow(
+      /Operation b names the tool same, already taken/,
+    );
+  });
+
+  it('named schema components are inlined: no $ref, the nested RollRequest fully described', () => {
+    const schema = toolJsonSchema(BatchRollRequestSchema, 'input');
+    expect(JSON.stringify(schema)).not.toContain('$ref');
+    expect(schema).toMatchObject({
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'object',
+      required: ['rolls'],
+      properties: {
+        rolls: { type: 'array', maxItems: 20, items: { type: 'object', required: ['formula'] } },
+      },
+    });
+  });
+});

@@ -1,0 +1,333 @@
+import { describe, expect, it } from 'vitest';
+import { parseFormula } from '../../src/formula/parse.js';
+import type { StatsRequest, StatsResponse } from '../../src/stats/distribution.js';
+import { checkFormulaNode, distribution } from '../../src/stats/distribution.js';
+import { enumerate } from './enumerate.js';
+
+/** Engine and enumeration agree exactly: every total's count, the tail, nothing else listed. */
+function expectExact(request: StatsRequest, depth = 2): { rolls: number } {
+  const engine = distribution({ ...request, depth });
+  const truth = enumerate(request, depth);
+  expect(engine.listing).toBe('full');
+  const den = BigInt(engine.denominator!);
+  const listed = new Map(engine.outcomes.map((o) => [o.total, BigInt(o.count!)]));
+  for (const [total, weight] of truth.counts) {
+    if (weight === 0n) continue;
+    // count / den === weight / truth.denominator
+    expect({ total, cross: (listed.get(total) ?? 0n) * truth.denominator }).toEqual({
+      total,
+      cross: weight * den,
+    });
+  }
+  expect([...listed.keys()].filter((t) => !truth.counts.has(t))).toEqual([]);
+  const tail = engine.truncation === null ? 0n : tailOf(engine);
+  expect(tail * truth.denominator).toBe(truth.tail * den);
+  return { rolls: truth.rolls };
+}
+
+function tailOf(engine: StatsResponse): bigint {
+  const [n, d] = engine.truncation!.tailExact.split('/').map(BigInt) as [bigint, bigint];
+  return (n * BigInt(engine.denominator!)) / d;
+}
+
+describe('known tables', () => {
+  it('4d6kh3 over 1296', () => {
+    const d = distribution({ formula: '4d6kh3' });
+    expect(d.denominator).toBe('1296');
+    expect(d.outcomes.map((o) => o.count)).toEqual([
+      '1',
+      '4',
+      '10',
+      '21',
+      '38',
+      '62',
+      '91',
+      '122',
+      '148',
+      '167',
+      '172',
+      '160',
+      '131',
+      '94',
+      '54',
+      '21',
+    ]);
+    expect(d.outcomes.map((o) => o.total)).toEqual(Array.from({ length: 16 }, (_, i) => i + 3));
+    expect(d.meanExact).toBe('15869/1296');
+    expect(d.mean).toBe(15869 / 1296);
+    expect(d.min).toBe(3);
+    expect(d.max).toBe(18);
+    expect(d.truncation).toBeNull();
+    expect(d.outcomes[0]).toMatchObject({ total: 3, probability: 1 / 1296, atLeast: 1, atMost: 1 / 1296 });
+    expect(d.percentiles).toEqual({ 5: 7, 25: 10, 50: 12, 75: 14, 95: 17 });
+  });
+
+  it('2d6 and 2d20adv+5 and the advantage field', () => {
+    expect(distribution({ formula: '2d6' }).outcomes.map((o) => Number(o.count))).toEqual([
+      1, 2, 3, 4, 5, 6, 5, 4, 3, 2, 1,
+    ]);
+    const adv = distribution({ formula: '2d20adv+5' });
+    expect(adv.advantageState).toBe('advantage');
+    expect(adv.outcomes.map((o) => Number(o.count))).toEqual(Array.from({ length: 20 }, (_, i) => 2 * i + 1));
+    const field = distribution({ formula: '1d20+5', advantage: 'advantage' });
+    expect(field.advantageState).toBe('advantage');
+    expect(field.outcomes).toEqual(adv.outcomes);
+    expect(distribution({ formula: '1d20+5', advantage: 'disadvantage' }).meanExact).toBe('487/40');
+  });
+
+  it('exploding d6: the tail is exact and below 1e-30, never folded into a value', () => {
+    const d = distribution({ formula: '1d6!' });
+    expect(d.truncation).not.toBeNull();
+    expect(d.truncation!.tailProbability).toBeLessThan(1e-30);
+    const [n, den] = d.truncation!.tailExact.split('/');
+    expect(n).toBe('1');
+    expect(BigInt(den!)).toBe(6n ** BigInt(d.truncation!.depth + 1));
+    // 6 never shows: it always explodes.
+    expect(d.outcomes.find((o) => o.total === 6)).toBeUndefined();
+    expect(d.outcomes.find((o) => o.total === 7)!.probability).toBe(1 / 36);
+  });
+
+  it('a depth of 100 is the whole distribution (the cap ends every chain)', () => {
+    const d = distribution({ formula: '1d2!', depth: 100 });
+    expect(d.truncation).toBeNull();
+    expect(d.max).toBe(2 + 100 * 2);
+    expect(d.outcomes.at(-1)!.count).toBe('1');
+    expect(d.denominator).toBe((2n ** 101n).toString());
+  });
+
+  it('a support too large to list gives the exact summary only', () => {
+    const d = distribution({ formula: '1d4294967296' });
+    expect(d.listing).toBe('summary');
+    expect(d.outcomes).toEqual([]);
+    expect(d.meanExact).toBe('4294967297/2');
+    expect(d.varianceExact).toBe(
+      `${2n ** 64n - 1n}/12`.replace(/^(\d+)\/12$/, (_, n) => reduced(BigInt(n), 12n)),
+    );
+    expect(d.min).toBe(1);
+    expect(d.max).toBe(4294967296);
+  });
+
+  it('summary means match listed means where both exist', () => {
+    for (const formula of ['3d6!', '2d6r1', '4d8ro<3x2-1d4!p+3']) {
+      const listed = distribution({ formula, depth: 100 });
+      expect(listed.truncation).toBeNull();
+      const { summaryOf } = internals();
+      expect(summaryOf(formula)).toEqual({
+        meanExact: listed.meanExact,
+        varianceExact: listed.varianceExact,
+      });
+    }
+  });
+
+  it('counts past 256 KB are omitted, the probabilities stay', () => {
+    const d = distribution({ formula: '1000d6' });
+    expect(d.listing).toBe('probabilities');
+    expect(d.denominator).toBeNull();
+    expect(d.outcomes).toHaveLength(5001);
+    expect(d.outcomes[0]).not.toHaveProperty('count');
+    expect(d.meanExact).toBe('3500/1');
+    expect(d.varianceExact).toBe('8750/3');
+    expect(d.outcomes[2500]!.total).toBe(3500);
+  });
+});
+
+describe('refusals', () => {
+  it('too_complex before the work starts', () => {
+    expect(() => distribution({ formula: '1000d6!kh500' })).toThrow(
+      expect.objectContaining({ code: 'too_complex' }),
+    );
+    // Sums too costly to list exactly in time, refused by the estimate alone.
+    expect(() => distribution({ formula: '1000d20' })).toThrow(/units of work/);
+    expect(() => distribution({ formula: '50d10!' })).toThrow(/units of work/);
+    expect(() => distribution({ formula: '2d4294967296kh1' })).toThrow(
+      expect.objectContaining({ code: 'too_complex' }),
+    );
+  });
+  it('the roll rules stay: a bad formula, a bad depth', () => {
+    expect(() => distribution({ formula: '2+5' })).toThrow(
+      expect.objectContaining({ code: 'invalid_formula' }),
+    );
+    expect(() => distribution({ formula: '1d6!', depth: 101 })).toThrow(/depth/);
+  });
+});
+
+function reduced(n: bigint, d: bigint): string {
+  const g = (a: bigint, b: bigint): bigint => (b === 0n ? a : g(b, a % b));
+  const k = g(n, d);
+  return `${n / k}/${d / k}`;
+}
+
+// --- exhaustive ---------------------------------------------------------------------------------
+
+/** Small formulas from every construct, crossed: dice, modifiers, signs, multipliers, bonuses. */
+function generated(): Array<{ request: StatsRequest; depth: number }> {
+  const out: Array<{ request: StatsRequest; depth: number }> = [];
+  const keeps = ['', 'kh1', 'kh2', 'kl1', 'kl2', 'dh1', 'dl1', 'dl2', 'k'];
+  const rerolls = ['', 'ro1', 'ro>2', 'ro<=2'];
+  const explodes = ['', '!', '!p'];
+  for (const sides of [2, 3, 4]) {
+    for (const count of [1, 2, 3]) {
+      for (const keep of keeps) {
+        for (const reroll of rerolls) {
+          for (const explode of explodes) {
+            const formula = `${count}d${sides}${explode}${reroll}${keep}`;
+            // A condition every face meets is refused by the roller too (ro<=2 on a d2).
+            if (reroll === 'ro<=2' && sides === 2) continue;
+            out.push({ request: { formula }, depth: count === 3 && explode !== '' ? 1 : 2 });
+          }
+        }
+      }
+    }
+  }
+  for (const formula of [
+    '2d20adv',
+    '3d4dis',
+    '-2d3x3+1d4-2',
+    '1d4x2-1d3x3+7',
+    '2d3!kh1x2',
+    '-1d3!p',
+    '1d20+1',
+    '2d3adv-1d2',
+    'd%',
+  ]) {
+    out.push({ request: { formula }, depth: 2 });
+  }
+  out.push({ request: { formula: '1d20', advantage: 'advantage' }, depth: 1 });
+  out.push({ request: { formula: '2d4+1d20-1', advantage: 'disadvantage' }, depth: 1 });
+  out.push({ request: { formula: '1d4 fire', tags: ['fire'], bonuses: [3, '1d3', '-1d2!'] }, depth: 2 });
+  return out;
+}
+
+describe('exhaustive enumeration through the real roller', () => {
+  const cases = generated();
+  it(`every generated formula (${cases.length}) matches count for count`, () => {
+    let rolls = 0;
+    for (const { request, depth } of cases) {
+      try {
+        rolls += expectExact(request, depth).rolls;
+      } catch (error) {
+        throw new Error(`${JSON.stringify(request)} depth ${depth}: ${(error as Error).message}`);
+      }
+    }
+    expect(rolls).toBeGreaterThan(10_000);
+  });
+
+  it('the caps: 100 rerolls and 100 explosions', () => {
+    expectExact({ formula: '1d2r1' });
+    expectExact({ formula: '2d2r2' });
+    expectExact({ formula: '1d3r<3' });
+    expectExact({ formula: '1d2!' }, 100);
+    expectExact({ formula: '2d2!pkh1' }, 100);
+    expectExact({ formula: '1d2r2!' }, 100);
+    expectExact({ formula: '1d3r1!' }, 3);
+    expectExact({ formula: '2d3ro1!kl1' }, 3);
+  });
+});
+
+function internals() {
+  return {
+    summaryOf(formula: string) {
+      // The summary path, forced by a listing limit of zero outcomes.
+      const d = distribution({ formula }, { outcomesMax: 0 });
+      expect(d.listing).toBe('summary');
+      return { meanExact: d.meanExact, varianceExact: d.varianceExact };
+    },
+  };
+}
+
+describe('constructs the engine does not know are refused, never guessed at', () => {
+  const dice = (modifiers: unknown[]) => ({
+    kind: 'formula',
+    terms: [{ kind: 'dice', sign: 1, count: 2, sides: 6, modifiers, column: 1 }],
+    tag: null,
+  });
+  it.each([
+    [
+      'a modifier',
+      dice([{ kind: 'clamp', column: 4 }]),
+      /formula, column 4: The modifier clamp is not yet supported by \/v1\/stats\./,
+    ],
+    [
+      'a term',
+      { kind: 'formula', terms: [{ kind: 'group', column: 2 }], tag: null },
+      /A term of kind group is not yet supported/,
+    ],
+    [
+      'a formula shape',
+      { kind: 'expression', left: {}, right: {} },
+      /This kind of formula is not yet supported/,
+    ],
+    ['a field', { ...dice([]), success: {} }, /A formula's success is not yet supported/],
+    [
+      'a modifier field',
+      dice([{ kind: 'explode', penetrate: false, compound: true, column: 5 }]),
+      /column 5: The modifier explode with compound is not yet supported/,
+    ],
+    [
+      'a dice field',
+      {
+        ...dice([]),
+        terms: [{ kind: 'dice', sign: 1, count: 1, sides: 6, modifiers: [], column: 1, faces: [1, 2] }],
+      },
+      /A dice term with faces is not yet supported/,
+    ],
+    ['an unsafe name', dice([{ kind: '<b>', column: 3 }]), /The modifier \(unnamed\) is not yet/],
+  ])('%s', (_, node, message) => {
+    expect(() => checkFormulaNode(node as never, 'formula')).toThrow(message);
+  });
+  it('every first-edition construct passes', () => {
+    expect(() =>
+      checkFormulaNode(parseFormula('4d6r<2!pkh3x2-1d20ro1dl1+3-1d8!dh1+2d20adv'), 'formula'),
+    ).not.toThrow();
+  });
+});
+
+describe("a later edition's plan fields", () => {
+  it('are read in their first-edition meaning, or refused', async () => {
+    const { modelGroupForTest } = await import('../../src/stats/distribution.js');
+    const base = {
+      sides: 6,
+      count: 2,
+      sign: 1,
+      multiplier: 1,
+      keep: 0,
+      keepAmount: 0,
+      explode: 1,
+      rerollLimit: 0,
+      rerollLow: 1,
+      rerollHigh: 0,
+    };
+    const later = {
+      ...base,
+      faces: undefined,
+      explodeLow: 6,
+      explodeHigh: 6,
+      clamped: false,
+      clampLow: 1,
+      clampHigh: 6,
+      countSuccesses: false,
+      successLow: 0,
+      successHigh: 0,
+      countFailures: false,
+      failureLow: 0,
+      failureHigh: 0,
+      highLow: 6,
+      highHigh: 6,
+      lowLow: 1,
+      lowHigh: 1,
+      recordThrows: true,
+      plain: false,
+      label: undefined,
+      pool: undefined,
+    };
+    expect(modelGroupForTest(later)).toEqual(modelGroupForTest(base));
+    expect(() => modelGroupForTest({ ...later, explodeLow: 5 })).toThrow(/explodeLow is not yet supported/);
+    expect(() => modelGroupForTest({ ...later, clamped: true })).toThrow(/clamp\w* is not yet supported/);
+    expect(() => modelGroupForTest({ ...later, countSuccesses: true, successLow: 5 })).toThrow(
+      /not yet supported/,
+    );
+    expect(() => modelGroupForTest({ ...later, faces: [-1, 0, 1] })).toThrow(/faces is not yet supported/);
+    expect(() => modelGroupForTest({ ...later, pool: { keep: 1 } })).toThrow(/pool is not yet supported/);
+    expect(() => modelGroupForTest({ ...later, explode: 3 })).toThrow(/not yet supported/);
+  });
+});

@@ -1,0 +1,226 @@
+// Both stores against the same expectations, for real: an SQLite file in a temporary directory
+// and a redis-server child process.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RedisStore } from '../../src/store/redis.js';
+import { SqliteStore } from '../../src/store/sqlite.js';
+import {
+  type Store,
+  type StoreLimits,
+  StoreUnavailableError,
+  TableFullError,
+  TableNotFoundError,
+  TooManyTablesError,
+} from '../../src/store/store.js';
+import { loadSigningKeys, type SigningKeys } from '../../src/trust/keys.js';
+import type { Receipt } from '../../src/trust/receipt.js';
+import { signReceipt } from '../../src/trust/sign.js';
+import { verifyChain, verifyReceipt } from '../../src/trust/verify.js';
+import { describeWithRedis, type RedisServer, startRedis } from '../support/redis.js';
+import { until } from '../support/wait.js';
+
+const LIMITS: StoreLimits = { retentionMs: 3_600_000, maxEntries: 5, tablesPerHour: 3 };
+const roll = {
+  formula: '1d20',
+  dice: [],
+  modifier: 4,
+  modifiers: [4],
+  total: 4,
+  advantageState: 'normal' as const,
+};
+
+let keys: SigningKeys;
+beforeAll(async () => {
+  keys = await loadSigningKeys();
+});
+
+let tableCount = 0;
+const newTableId = () => `t${process.pid}x${Date.now()}x${++tableCount}`;
+
+const entry =
+  (tableId: string, formula = '1d20') =>
+  (seq: number, prev: string) =>
+    signReceipt(keys, { request: { formula }, roll, table: tableId, seq, prev });
+
+function storeContract(name: string, open: () => Store | Promise<Store>) {
+  describe(name, () => {
+    let store: Store;
+    beforeAll(async () => {
+      store = await open();
+    });
+    afterAll(async () => {
+      await store.close();
+    });
+
+    it('appends a hash chain of signed entries that verifies, and lists it after N', async () => {
+      const now = Date.now();
+      const id = newTableId();
+      expect(await store.createTable(id, '10.0.0.1', now)).toEqual({ id, createdAt: now, entries: 0 });
+      for (let i = 0; i < 3; i++) await store.append(id, entry(id, `1d${6 + i}`), now);
+      const all = await store.rolls(id, 0, 100, now);
+      expect(all?.map((receipt) => receipt.seq)).toEqual([1, 2, 3]);
+      expect(await verifyChain(all!, keys.jwks)).toEqual({ valid: true, entries: 3 });
+      expect((await store.rolls(id, 2, 100, now))?.map((receipt) => receipt.request.formula)).toEqual([
+        '1d8',
+      ]);
+      expect((await store.rolls(id, 0, 2, now))?.length).toBe(2);
+      expect((await store.table(id, now))?.entries).toBe(3);
+      expect(await store.receipt(all![1]!.id, now)).toEqual(all![1]);
+    });
+
+    it('gives concurrent appends distinct sequence numbers in one unbroken chain', async () => {
+      const now = Date.now();
+      const id = newTableId();
+      await store.createTable(id, '10.0.0.2', now);
+      const made = await Promise.all(Array.from({ length: 5 }, () => store.append(id, entry(id), now)));
+      expect(made.map((receipt) => receipt.seq).sort()).toEqual([1, 2, 3, 4, 5]);
+      expect(await verifyChain((await store.rolls(id, 0, 100, now))!, keys.jwks)).toMatchObject({
+        valid: true,
+      });
+    });
+
+    it('refuses an entry over the table maximum, and appends to an unknown table', async () => {
+      const now = Date.now();
+      const id = newTableId();
+      await store.createTable(id, '10.0.0.3', now);
+      for (let i = 0; i < LIMITS.maxEntries; i++) await store.append(id, entry(id), now);
+      await expect(store.append(id, entry(id), now)).rejects.toBeInstanceOf(TableFullError);
+      await expect(store.append('nope', entry('nope'), now)).rejects.toBeInstanceOf(TableNotFoundError);
+      expect(await store.rolls('nope', 0, 10, now)).toBeUndefined();
+      expect(await store.table('nope', now)).toBeUndefined();
+    });
+
+    it('counts table creations per address per hour', async () => {
+      const now = Date.now();
+      const address = `10.1.${tableCount}.9`;
+      for (let i = 0; i < LIMITS.tablesPerHour; i++) await store.createTable(newTableId(), address, now);
+      await expect(store.createTable(newTableId(), address, now)).rejects.toBeInstanceOf(TooManyTablesError);
+      await store.createTable(newTableId(), `${address}1`, now);
+    });
+
+    it('keeps receipts made outside tables', async () => {
+      const now = Date.now();
+      const receipt = signReceipt(keys, { request: { formula: '1d4' }, roll });
+      await store.saveReceipt(receipt, now);
+      const back = await store.receipt(receipt.id, now);
+      expect(back).toEqual(receipt);
+      expect(await verifyReceipt(back, keys.jwks)).toMatchObject({ valid: true });
+      expect(await store.receipt('0190a000-0000-7000-8000-000000000000', now)).toBeUndefined();
+    });
+
+    it('delivers appended entries to subscribers until they unsubscribe', async () => {
+      const now = Date.now();
+      const id = newTableId();
+      await store.createTable(id, '10.0.0.4', now);
+      const seen: Receipt[] = [];
+      const stop = await store.subscribe(id, (receipt) => seen.push(receipt));
+      await store.append(id, entry(id), now);
+      await store.append(id, entry(id), now);
+      await until(() => seen.length === 2, 'two live entries');
+      stop();
+      await store.append(id, entry(id), now);
+      const after = (await store.rolls(id, 0, 10, now))!;
+      expect(after.length).toBe(3);
+      expect(seen.map((receipt) => receipt.seq)).toEqual([1, 2]);
+    });
+  });
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), 'fairdice-store-'));
+storeContract('SqliteStore', () => new SqliteStore(dataDir, LIMITS));
+
+describe('SqliteStore across restarts', () => {
+  it('continues a table chain in a new store on the same file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fairdice-restart-'));
+    const now = Date.now();
+    const id = newTableId();
+    const first = new SqliteStore(dir, LIMITS);
+    await first.createTable(id, '10.2.0.1', now);
+    await first.append(id, entry(id), now);
+    await first.append(id, entry(id), now);
+    await first.close();
+    const second = new SqliteStore(dir, LIMITS);
+    await second.append(id, entry(id), now);
+    const all = (await second.rolls(id, 0, 10, now))!;
+    expect(all.map((receipt) => receipt.seq)).toEqual([1, 2, 3]);
+    expect(await verifyChain(all, keys.jwks)).toMatchObject({ valid: true });
+    await second.close();
+  });
+
+  it('forgets tables idle longer than the retention, and old receipts', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fairdice-retention-'));
+    const store = new SqliteStore(dir, LIMITS);
+    const then = Date.now() - 2 * LIMITS.retentionMs;
+    const id = newTableId();
+    await store.createTable(id, '10.3.0.1', then);
+    const old = await store.append(id, entry(id), then);
+    expect(await store.table(id, then)).toBeDefined();
+    expect(await store.table(id, Date.now())).toBeUndefined();
+    expect(await store.receipt(old.id, Date.now())).toBeUndefined();
+    store.sweep(Date.now());
+    expect(await store.rolls(id, 0, 10, then)).toBeUndefined();
+    await store.close();
+  });
+});
+
+describeWithRedis('RedisStore', (executable) => {
+  let redis: RedisServer;
+  beforeAll(async () => {
+    redis = await startRedis(executable);
+  });
+  afterAll(async () => {
+    await redis?.stop();
+  });
+
+  storeContract('contract', async () => {
+    const store = new RedisStore(redis.url, LIMITS, `test${process.pid}:`);
+    await store.ready();
+    return store;
+  });
+
+  it('two stores on one Redis share a chain, and live entries reach the other', async () => {
+    const a = new RedisStore(redis.url, LIMITS, 'shared:');
+    const b = new RedisStore(redis.url, LIMITS, 'shared:');
+    await Promise.all([a.ready(), b.ready()]);
+    const now = Date.now();
+    const id = newTableId();
+    await a.createTable(id, '10.4.0.1', now);
+    const seen: Receipt[] = [];
+    const stop = await b.subscribe(id, (receipt) => seen.push(receipt));
+    await a.append(id, entry(id), now);
+    await b.append(id, entry(id), now);
+    await until(() => seen.length === 2, 'entries from both stores');
+    expect(seen.map((receipt) => receipt.seq)).toEqual([1, 2]);
+    expect(await verifyChain((await a.rolls(id, 0, 10, now))!, keys.jwks)).toMatchObject({ valid: true });
+    stop();
+    await a.close();
+    await b.close();
+  });
+
+  it('answers StoreUnavailableError while Redis is down, and works again once it is back', async () => {
+    const store = new RedisStore(redis.url, LIMITS, 'down:');
+    await store.ready();
+    await redis.kill();
+    const now = Date.now();
+    await expect(store.createTable(newTableId(), '10.5.0.1', now)).rejects.toBeInstanceOf(
+      StoreUnavailableError,
+    );
+    await expect(store.receipt('x', now)).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(store.subscribe('x', () => {})).rejects.toBeInstanceOf(StoreUnavailableError);
+    await redis.restart();
+    await until(async () => {
+      try {
+        await store.table('x', now);
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'the store to reconnect');
+    const id = newTableId();
+    await store.createTable(id, '10.5.0.2', now);
+    expect((await store.append(id, entry(id), now)).seq).toBe(1);
+    await store.close();
+  });
+});

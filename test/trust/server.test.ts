@@ -1,0 +1,149 @@
+// Receipts and tables with the real server processes: a key file others can read is refused at
+// start; an SQLite table survives a crash of the service mid-table; two instances on one Redis
+// share a table live; Redis down means 503 for tables while plain rolls go on.
+import { generateKeyPairSync } from 'node:crypto';
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Jwks, Receipt } from '../../src/trust/receipt.js';
+import { verifyChain } from '../../src/trust/verify.js';
+import { openEvents } from '../support/events.js';
+import { freePort, send } from '../support/http.js';
+import { describeWithRedis, type RedisServer, startRedis } from '../support/redis.js';
+import { killServer, type ServerProcess, startServer } from '../support/server-process.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'fairdice-trust-server-'));
+
+function keyFile(mode: number): string {
+  const file = join(dir, `key-${mode.toString(8)}-${Date.now()}.pem`);
+  const pem = generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }) as string;
+  writeFileSync(file, pem);
+  chmodSync(file, mode);
+  return file;
+}
+
+const running: ServerProcess[] = [];
+afterEach(async () => {
+  for (const server of running.splice(0)) await killServer(server);
+});
+
+async function serve(env: Record<string, string>): Promise<{ server: ServerProcess; base: string }> {
+  const port = await freePort();
+  const server = startServer({ PORT: String(port), LOG_LEVEL: 'info', RATE_LIMIT_MAX: '100000', ...env });
+  running.push(server);
+  await server.waitForLine((line) => /Server listening at/.test(line.msg ?? ''), 'listening');
+  return { server, base: `http://127.0.0.1:${port}` };
+}
+
+async function call(base: string, method: string, path: string, body?: unknown) {
+  const answer = await send(base, {
+    method,
+    path,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    chunks: body === undefined ? [] : [JSON.stringify(body)],
+  });
+  return { status: answer.status, json: JSON.parse(answer.body) as Record<string, unknown> };
+}
+
+const rollAt = (base: string, table: string, formula = '1d20') =>
+  call(base, 'POST', '/v1/roll', { formula, table });
+
+describe('signing key at start', () => {
+  it('refuses a key file readable by group or others, naming the fix', async () => {
+    const server = startServer({
+      PORT: '0',
+      SIGNING_KEY_FILE: keyFile(0o644),
+      DATA_DIR: join(dir, 'refused'),
+    });
+    running.push(server);
+    expect(await server.exited()).toBe(1);
+    expect(server.stderr()).toMatch(/readable by group or others.*chmod 600/);
+  });
+
+  it('warns loudly when it has to generate a key', async () => {
+    const { server } = await serve({ DATA_DIR: join(dir, 'generated') });
+    const warning = await server.waitForLine(
+      (line) => /SIGNING_KEY_FILE is not set/.test(line.msg ?? ''),
+      'the warning',
+    );
+    expect(warning.level).toBe(40);
+    expect(JSON.stringify(server.lines)).not.toMatch(/PRIVATE KEY/);
+  });
+});
+
+describe('SQLite store across a crash of the service', () => {
+  it('continues the chain after SIGKILL and a restart on the same DATA_DIR and key', async () => {
+    const env = { DATA_DIR: join(dir, 'restart'), SIGNING_KEY_FILE: keyFile(0o600) };
+    const first = await serve(env);
+    const table = (await call(first.base, 'POST', '/v1/tables')).json.id as string;
+    expect((await rollAt(first.base, table, '1d4')).status).toBe(200);
+    expect((await rollAt(first.base, table, '1d6')).status).toBe(200);
+    first.server.child.kill('SIGKILL');
+    await first.server.exited();
+
+    const second = await serve(env);
+    expect((await rollAt(second.base, table, '1d8')).status).toBe(200);
+    const log = (await call(second.base, 'GET', `/v1/tables/${table}/rolls`)).json as { rolls: Receipt[] };
+    expect(log.rolls.map((receipt) => receipt.request.formula)).toEqual(['1d4', '1d6', '1d8']);
+    const jwks = (await call(second.base, 'GET', '/.well-known/jwks.json')).json as unknown as Jwks;
+    expect(await verifyChain(log.rolls, jwks)).toEqual({ valid: true, entries: 3 });
+  });
+});
+
+describeWithRedis('Redis store with real instances', (executable) => {
+  let redis: RedisServer;
+  beforeAll(async () => {
+    redis = await startRedis(executable);
+  });
+  afterAll(async () => {
+    await redis?.stop();
+  });
+
+  it('an event stream on one instance sees rolls made on the other, in one chain', async () => {
+    const env = { REDIS_URL: redis.url, SIGNING_KEY_FILE: keyFile(0o600) };
+    const [a, b] = await Promise.all([serve(env), serve(env)]);
+    const table = (await call(a.base, 'POST', '/v1/tables')).json.id as string;
+    const stream = await openEvents(a.base, `/v1/tables/${table}/events`);
+    expect(stream.status).toBe(200);
+    expect((await rollAt(b.base, table, '1d4')).status).toBe(200);
+    expect((await rollAt(a.base, table, '1d6')).status).toBe(200);
+    expect((await rollAt(b.base, table, '1d8')).status).toBe(200);
+    const events = await stream.waitFor(3);
+    stream.close();
+    const receipts = events.map((event) => JSON.parse(event.data) as Receipt);
+    expect(receipts.map((receipt) => [receipt.seq, receipt.request.formula])).toEqual([
+      [1, '1d4'],
+      [2, '1d6'],
+      [3, '1d8'],
+    ]);
+    const jwks = (await call(b.base, 'GET', '/.well-known/jwks.json')).json as unknown as Jwks;
+    expect(await verifyChain(receipts, jwks)).toEqual({ valid: true, entries: 3 });
+    const stored = await call(a.base, 'GET', `/v1/rolls/${receipts[0]!.id}`);
+    expect(stored.json).toEqual(receipts[0]);
+  });
+
+  it('answers 503 for table operations while Redis is down, and plain rolls go on', async () => {
+    const { base } = await serve({ REDIS_URL: redis.url, SIGNING_KEY_FILE: keyFile(0o600) });
+    const table = (await call(base, 'POST', '/v1/tables')).json.id as string;
+    await redis.kill();
+    try {
+      for (const answer of [
+        await call(base, 'POST', '/v1/tables'),
+        await rollAt(base, table),
+        await call(base, 'GET', `/v1/tables/${table}/rolls`),
+        await call(base, 'GET', '/v1/roll?formula=1d6&receipt=true'),
+      ]) {
+        expect(answer.status).toBe(503);
+        expect(answer.json).toMatchObject({ error: { code: 'unavailable' } });
+      }
+      const events = await openEvents(base, `/v1/tables/${table}/events`);
+      expect(events.status).toBe(503);
+      const plain = await call(base, 'GET', '/v1/roll?formula=1d20');
+      expect(plain.status).toBe(200);
+      expect(plain.json).toHaveProperty('total');
+    } finally {
+      await redis.restart();
+    }
+  });
+});

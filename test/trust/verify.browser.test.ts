@@ -1,0 +1,117 @@
+// verifyReceipt in a real browser (Debian's Chromium, headless): the built module, loaded as the
+// client package would ship it, verifies a receipt the service signed and refuses an edited one
+// with WebCrypto alone. The page is served from memory on an https origin (WebCrypto needs a
+// secure context); nothing reaches the network.
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type BrowserContext, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadSigningKeys } from '../../src/trust/keys.js';
+import { GENESIS_PREV } from '../../src/trust/receipt.js';
+import { receiptHashSync, signReceipt } from '../../src/trust/sign.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ORIGIN = 'https://fairdice.test';
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+/** What the page may load: the built verifier, its imports, and canonicalize through an import map. */
+const FILES: Record<string, string> = {
+  '/trust/verify.js': join(root, 'dist/trust/verify.js'),
+  '/trust/canonical.js': join(root, 'dist/trust/canonical.js'),
+  '/trust/receipt.js': join(root, 'dist/trust/receipt.js'),
+  '/canonicalize.js': join(root, 'node_modules/canonicalize/lib/canonicalize.js'),
+};
+const PAGE = `<!doctype html><meta charset="utf-8"><script type="importmap">{"imports":{"canonicalize":"/canonicalize.js"}}</script><title>verify</title>`;
+
+const chromiumPresent = existsSync(CHROMIUM);
+if (!chromiumPresent && process.env.CI === 'true') {
+  throw new Error(`${CHROMIUM} is missing and CI=true: .ci/run must install chromium`);
+}
+if (!chromiumPresent)
+  console.warn(`\n#### SKIPPING the browser receipt test: ${CHROMIUM} is not installed.\n`);
+
+describe.skipIf(!chromiumPresent)('verifyReceipt in headless Chromium', () => {
+  let context: BrowserContext;
+  const foreign: string[] = [];
+
+  beforeAll(async () => {
+    expect(existsSync(FILES['/trust/verify.js']!), 'run `npm run build` first (npm test does)').toBe(true);
+    context = await chromium.launchPersistentContext(await mkdtemp(join(tmpdir(), 'fairdice-chromium-')), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--no-first-run',
+      ],
+    });
+    await context.route('**/*', async (route) => {
+      const url = new URL(route.request().url());
+      if (url.origin !== ORIGIN) {
+        foreign.push(url.href);
+        return route.abort();
+      }
+      if (url.pathname === '/') return route.fulfill({ contentType: 'text/html', body: PAGE });
+      const file = FILES[url.pathname];
+      if (file === undefined) return route.fulfill({ status: 404, body: '' });
+      return route.fulfill({ contentType: 'text/javascript', body: readFileSync(file, 'utf8') });
+    });
+  });
+  afterAll(async () => {
+    await context?.close();
+  });
+
+  it('accepts a signed receipt and a chain, refuses an edited receipt and a hidden entry', async () => {
+    const keys = await loadSigningKeys();
+    const roll = {
+      formula: '1d20',
+      dice: [],
+      modifier: 3,
+      modifiers: [3],
+      total: 3,
+      advantageState: 'normal' as const,
+    };
+    const receipt = signReceipt(keys, { request: { formula: '1d20' }, roll });
+    const first = signReceipt(keys, {
+      request: { formula: '1d20' },
+      roll,
+      table: 'browsertablebrowsertable',
+      seq: 1,
+      prev: GENESIS_PREV,
+    });
+    const second = signReceipt(keys, {
+      request: { formula: '1d20' },
+      roll,
+      table: 'browsertablebrowsertable',
+      seq: 2,
+      prev: receiptHashSync(first),
+    });
+    const page = context.pages()[0] ?? (await context.newPage());
+    await page.goto(`${ORIGIN}/`);
+    // A string, not a function: vitest would rewrite a function's import() for Node.
+    const input = JSON.stringify({ receipt, jwks: keys.jwks, chain: [first, second] });
+    const results = (await page.evaluate(`(async () => {
+      const { receipt, jwks, chain } = ${input};
+      const { verifyReceipt, verifyChain } = await import('/trust/verify.js');
+      const edited = { ...receipt, roll: { ...receipt.roll, total: receipt.roll.total + 1 } };
+      return {
+        secure: globalThis.isSecureContext,
+        valid: await verifyReceipt(receipt, jwks),
+        edited: await verifyReceipt(edited, jwks),
+        chain: await verifyChain(chain, jwks),
+        hidden: await verifyChain([chain[1]], jwks),
+      };
+    })()`)) as { secure: boolean; valid: unknown; edited: unknown; chain: unknown; hidden: unknown };
+    expect(results.secure).toBe(true);
+    expect(results.valid).toEqual({ valid: true, kid: keys.kid });
+    expect(results.edited).toEqual({ valid: false, reason: 'signature does not match the receipt' });
+    expect(results.chain).toEqual({ valid: true, entries: 2 });
+    expect(results.hidden).toMatchObject({ valid: false, seq: 1 });
+    expect(foreign).toEqual([]);
+  });
+});

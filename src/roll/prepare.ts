@@ -328,8 +328,8 @@ function pushFlats(node: FormulaNode, modifiers: number[]): void {
   }
 }
 
-/** A range nothing meets (whether read as a range or, inverted, as a not-equal point). */
-const EMPTY: readonly [number, number] = [Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY];
+/** An unused range (never tested: its count, limit or rule is zero), finite for plan readers. */
+const EMPTY: readonly [number, number] = [1, 0];
 const EVERYTHING: readonly [number, number] = [Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY];
 const NO_KEEPS: readonly KeepStep[] = [];
 

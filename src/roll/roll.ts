@@ -321,7 +321,7 @@ function finishGroup(plan: GroupPlan, thrown: Thrown, base: number, keptDice: nu
     failures = 0;
     for (const value of kept) {
       if (within(value, plan.successLow, plan.successHigh)) successes++;
-      if (within(value, plan.failureLow, plan.failureHigh)) failures++;
+      if (plan.countFailures && within(value, plan.failureLow, plan.failureHigh)) failures++;
     }
     total = successes - failures;
     if (!plan.countFailures) failures = undefined;

@@ -213,9 +213,11 @@ function printNode(node: ExpressionNode): Printed {
       return { line: `minus${at}`, children: [printNode(node.operand)] };
     case 'product':
       return {
-        line: `${node.operator === '*' ? 'times' : 'divided by'}${at}`,
+        line: `${{ '*': 'times', '/': 'divided by', '%': 'remainder after dividing by' }[node.operator]}${at}`,
         children: [printNode(node.left), printNode(node.right)],
       };
+    case 'power':
+      return { line: `to the power${at}`, children: [printNode(node.base), printNode(node.exponent)] };
     case 'call':
       return {
         line: `${node.name}()${at}`,
@@ -300,7 +302,14 @@ function describeModifier(modifier: DiceModifier | GroupModifier): string {
     case 'advantage':
       return modifier.mode;
     case 'explode': {
-      const how = modifier.compound ? 'compound' : modifier.penetrate ? 'penetrate' : 'explode';
+      const how =
+        modifier.compound && modifier.penetrate
+          ? 'compound and penetrate'
+          : modifier.compound
+            ? 'compound'
+            : modifier.penetrate
+              ? 'penetrate'
+              : 'explode';
       return modifier.compare === null
         ? `${how} on the largest face`
         : `${how} when ${comparison(modifier.compare)}`;
@@ -317,6 +326,10 @@ function describeModifier(modifier: DiceModifier | GroupModifier): string {
       return `failure when ${comparison(modifier.compare)}`;
     case 'critical':
       return `critical ${modifier.range} when ${comparison(modifier.compare)}`;
+    case 'unique':
+      return `unique${modifier.once ? ' (reroll once)' : ''}${modifier.compare === null ? '' : ` among values ${comparison(modifier.compare)}`}`;
+    case 'match':
+      return `${modifier.total ? 'count' : 'list'} sets of at least ${modifier.amount} matching dice`;
   }
 }
 
@@ -324,7 +337,9 @@ function describeDice(term: DiceNode): string {
   const sign = term.sign === -1 ? '-' : '+';
   const die = term.fate ? 'dF' : term.faces !== undefined ? `d{${term.faces.join(',')}}` : `d${term.sides}`;
   const label = term.label === undefined ? '' : ` [${term.label.text}]`;
-  return `dice ${sign} ${term.count}${die}${label}`;
+  const computed =
+    term.countExpression !== undefined || term.sidesExpression !== undefined ? '  (computed)' : '';
+  return `dice ${sign} ${term.count}${die}${label}${computed}`;
 }
 
 /** Every dice term of the formula, then of each string bonus: the order of the response's `dice`. */
@@ -363,7 +378,8 @@ function groupHeader(group: DieGroup): string {
       ? ''
       : ` (${group.successes} successes${group.failures === undefined ? '' : `, ${group.failures} failures`})`;
   const naturals = `${group.naturalHigh ? ' natural high (crit)' : ''}${group.naturalLow ? ' natural low (fumble)' : ''}`;
-  return `${sign}${group.compounded ? dice : group.throws === undefined ? group.results.length : dice}${die}${label}${times} = ${group.total}${counted}${naturals}:`;
+  const sets = group.matches === undefined ? '' : ` matching sets [${group.matches.join(', ')}]`;
+  return `${sign}${group.compounded ? dice : group.throws === undefined ? group.results.length : dice}${die}${label}${times} = ${group.total}${counted}${sets}${naturals}:`;
 }
 
 /** The success and failure ranges a term counts with (read from the formula, not the roll). */

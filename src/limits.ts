@@ -59,6 +59,11 @@ export const LIMITS = {
   /** A die explodes at most this many times in a chain, and is rerolled at most this many times. */
   explodeCap: 100,
   rerollCap: 100,
+  /** `u`: a die is rerolled at most this many times while it repeats an earlier die's value. */
+  uniqueCap: 100,
+  /** Powers: the largest exponent, and the largest absolute value a power may reach. */
+  exponentMax: 20,
+  powerMaxAbs: 1e100,
   /** Tables and receipts (docs/trust.md); each configurable by the env variable of the same name. */
   tableRetentionDays: 30,
   tableMaxEntries: 10_000,

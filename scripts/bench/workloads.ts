@@ -88,6 +88,11 @@ export const ENGINE_FORMULAS: ReadonlyArray<{ name: string; formula: string; pee
   // Second edition, part B.
   { name: 'crit', formula: '(1d8+4)*2' },
   { name: 'trait', formula: '{1d8!,1d6!}kh1' },
+  // Second edition, part C.
+  { name: 'keepdrop', formula: '4d10dh1dl2' },
+  { name: 'dicediv', formula: '2d10/d20', peer: '2d10/1d20' },
+  // rpg-dice-roller has no matching sets: its side throws the same dice.
+  { name: 'matchsets', formula: '20d6mt', peer: '20d6' },
 ];
 
 /** The die the random sources race on. */

@@ -148,6 +148,8 @@ export const DIE_GROUP_FIELD_EXAMPLES = {
   /** `6d10>=8f1` thrown 8, 4, 10, 1, 9, 3: three successes, one failure, total 2. */
   successes: 3,
   failures: 1,
+  /** `6d6m` thrown 3, 1, 3, 5, 1, 1: two 3s and three 1s are sets; the total stays 14. */
+  matches: [1, 3],
 } as const;
 
 const DieThrowSchema = z
@@ -155,11 +157,11 @@ const DieThrowSchema = z
     die: z.number().int().meta({ description: '0-based index of the die within its group.' }),
     kind: z.enum(['roll', 'reroll', 'explode']).meta({
       description:
-        "`roll`: the die's first throw; `reroll`: a throw that replaced the one before it (which was rerolled away); `explode`: an explosion extra.",
+        "`roll`: the die's first throw; `reroll`: a throw that replaced the one before it (which was rerolled away, by r, ro, u or uo); `explode`: an explosion extra.",
     }),
     value: z.number().int().meta({
       description:
-        'The recorded value, the one `results` holds: after min/max, and minus 1 for an extra of `!p`.',
+        'The recorded value, the one `results` holds: after min/max, and minus 1 for an extra of `!p` or `!!p`.',
     }),
     face: z
       .number()
@@ -219,13 +221,18 @@ const DieGroupSchema = z
       description: 'Only with `f`: how many kept values met the failure point.',
       example: DIE_GROUP_FIELD_EXAMPLES.failures,
     }),
+    matches: z.array(z.number().int()).optional().meta({
+      description:
+        'Only with `m` / `mN` / `mt` / `mtN`: the values shown by at least N (default 2) kept dice, ascending. With `m` the total is unchanged; with `mt` the total is sign * multiplier * the number of these values.',
+      example: DIE_GROUP_FIELD_EXAMPLES.matches,
+    }),
     compounded: z.literal(true).optional().meta({
-      description: "Only with `!!`: each die's throws are merged into one value in `results`.",
+      description: "Only with `!!` or `!!p`: each die's throws are merged into one value in `results`.",
       example: true,
     }),
     throws: z.array(DieThrowSchema).optional().meta({
       description:
-        'Only on terms written with r, ro, !, !p or !!: every physical throw in rolling order. Without `!!`, `throws[i]` lines up with `results[i]`.',
+        'Only on terms written with r, ro, u, uo, !, !p, !! or !!p: every physical throw in rolling order. Without `!!`, `throws[i]` lines up with `results[i]`.',
       example: DIE_GROUP_FIELD_EXAMPLES.throws,
     }),
   })
@@ -303,8 +310,9 @@ const ExpressionNodeSchema: z.ZodType<ExpressionResult> = z
       .enum(['dice', 'number', 'operation', 'function', 'group'])
       .meta({ description: 'What the node is.' }),
     group: z.number().int().optional().meta({ description: '`dice`: the index of its DieGroup in `dice`.' }),
-    operator: z.enum(['+', '-', '*', '/']).optional().meta({
-      description: '`operation`: a sum (+), a minus with one operand (-), a product (*) or a quotient (/).',
+    operator: z.enum(['+', '-', '*', '/', '%', '^']).optional().meta({
+      description:
+        '`operation`: a sum (+), a minus with one operand (-), a product (*), a quotient (/), a remainder of truncating division (%) or a power (^, written ^ or **; operands: base, exponent).',
     }),
     name: z
       .enum(['floor', 'ceil', 'round', 'abs', 'min', 'max'])

@@ -11,7 +11,7 @@
 
 export type Sign = 1 | -1;
 
-export type CompareOperator = '=' | '<' | '<=' | '>' | '>=';
+export type CompareOperator = '=' | '<>' | '<' | '<=' | '>' | '>=';
 
 /** A compare point: a value meets it when `value <operator> point.value`. */
 export interface ComparePoint {
@@ -27,7 +27,7 @@ export interface KeepModifier {
   column: number;
 }
 
-/** `dhN` (highest) or `dlN` (lowest). */
+/** `dhN` (highest) or `dlN` / `dN` (lowest). */
 export interface DropModifier {
   kind: 'drop';
   mode: 'highest' | 'lowest';
@@ -43,8 +43,8 @@ export interface AdvantageModifier {
 }
 
 /**
- * `!` (explode), `!p` (penetrate: every extra is recorded minus 1) or `!!` (compound: a die's
- * throws merge into one recorded value), each optionally on a compare point (`!>=9`). Without
+ * `!` (explode), `!p` (penetrate: every extra is recorded minus 1), `!!` (compound: a die's
+ * throws merge into one recorded value) or `!!p` (both), each optionally on a compare point (`!>=9`). Without
  * one (`compare: null`) a die explodes on its largest face.
  */
 export interface ExplodeModifier {
@@ -60,6 +60,25 @@ export interface RerollModifier {
   kind: 'reroll';
   once: boolean;
   compare: ComparePoint;
+  column: number;
+}
+
+/**
+ * `u` / `uo` (unique): reroll a die while (at most once for `uo`) its value equals an earlier
+ * die's of the term; with a compare point only values meeting it are considered.
+ */
+export interface UniqueModifier {
+  kind: 'unique';
+  once: boolean;
+  compare: ComparePoint | null;
+  column: number;
+}
+
+/** `mN` (report the values shown by at least N kept dice) or `mtN` (count them as the total). */
+export interface MatchModifier {
+  kind: 'match';
+  total: boolean;
+  amount: number;
   column: number;
 }
 
@@ -110,7 +129,9 @@ export type DiceModifier =
   | ClampModifier
   | SuccessModifier
   | FailureModifier
-  | CriticalModifier;
+  | CriticalModifier
+  | UniqueModifier
+  | MatchModifier;
 
 /** A label written after a term or a group, `[fire]`: text for the caller, never interpreted. */
 export interface LabelNode {
@@ -121,8 +142,12 @@ export interface LabelNode {
 export interface DiceNode {
   kind: 'dice';
   sign: Sign;
-  /** Dice written (1 when omitted: `d20`). */
+  /** Dice written (1 when omitted: `d20`); for a computed count, its value once checked. */
   count: number;
+  /** A computed count (`(4-2)d10`): a sum without dice, evaluated by the parser into `count`. */
+  countExpression?: SumNode;
+  /** Computed sides (`3d(2*6)`): a sum without dice, evaluated by the parser into `sides`. */
+  sidesExpression?: SumNode;
   countWritten: boolean;
   /** Faces of one die: N for `dN`, 100 for `d%`, 3 for `dF`, the number listed for `d{...}`. */
   sides: number;
@@ -170,10 +195,19 @@ export interface SumNode {
 /** `left * right` or `left / right` (left-associative; the divisor has no dice, never zero). */
 export interface ProductNode {
   kind: 'product';
-  operator: '*' | '/';
+  /** `%` is the remainder of truncating division (the sign of the left side). */
+  operator: '*' | '/' | '%';
   left: ExpressionNode;
   right: ExpressionNode;
   /** Column of the operator. */
+  column: number;
+}
+
+/** `base ^ exponent` (also `**`): the exponent has no dice and is an integer from 0 to 20. */
+export interface PowerNode {
+  kind: 'power';
+  base: ExpressionNode;
+  exponent: ExpressionNode;
   column: number;
 }
 
@@ -210,7 +244,15 @@ export interface GroupNode {
   column: number;
 }
 
-export type ExpressionNode = DiceNode | FlatNode | SumNode | ProductNode | NegateNode | CallNode | GroupNode;
+export type ExpressionNode =
+  | DiceNode
+  | FlatNode
+  | SumNode
+  | ProductNode
+  | PowerNode
+  | NegateNode
+  | CallNode
+  | GroupNode;
 
 /** A term of the top-level sum. */
 export type TermNode = ExpressionNode;

@@ -64,8 +64,19 @@ export function evaluate(node: ExpressionNode, dice: DiceLookup): Evaluated {
     case 'product': {
       const left = evaluate(node.left, dice);
       const right = evaluate(node.right, dice);
-      const value = node.operator === '*' ? left.value.mul(right.value) : left.value.div(right.value);
+      const value =
+        node.operator === '*'
+          ? left.value.mul(right.value)
+          : node.operator === '/'
+            ? left.value.div(right.value)
+            : left.value.mod(right.value);
       return { value, node: operation(node.operator, value, [left, right]) };
+    }
+    case 'power': {
+      const base = evaluate(node.base, dice);
+      const exponent = evaluate(node.exponent, dice);
+      const value = base.value.pow(exponent.value.toNumber());
+      return { value, node: operation('^', value, [base, exponent]) };
     }
     case 'call': {
       const args = node.arguments.map((argument) => evaluate(argument, dice));
@@ -113,7 +124,7 @@ function numbers(value: Rational): { value: number; exact?: string } {
 }
 
 function operation(
-  operator: '+' | '-' | '*' | '/',
+  operator: '+' | '-' | '*' | '/' | '%' | '^',
   value: Rational,
   operands: readonly Evaluated[],
 ): ExpressionResult {
@@ -132,6 +143,8 @@ export function meets(value: Rational, operator: CompareOperator, point: number)
       return c > 0;
     case '>=':
       return c >= 0;
+    case '<>':
+      return c !== 0;
     default:
       return c === 0;
   }

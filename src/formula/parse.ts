@@ -13,10 +13,12 @@ import type {
   ExpressionNode,
   FormulaNode,
   GroupNode,
+  SumNode,
 } from './ast.js';
-import { constantValue } from './evaluate.js';
+import { constantValue, evaluateTerms } from './evaluate.js';
 import type { Expectation } from './generated/parser.js';
 import { SyntaxError as GeneratedSyntaxError, parse as generatedParse } from './generated/parser.js';
+import { Rational } from './rational.js';
 
 export interface ParseFormulaOptions {
   /** The trailing words the formula may end with (default: none). */
@@ -113,6 +115,10 @@ function walkDice(
     case 'negate':
       walkDice(node.operand, visit, pool);
       return;
+    case 'power':
+      walkDice(node.base, visit, pool);
+      walkDice(node.exponent, visit, pool);
+      return;
     case 'product':
       walkDice(node.left, visit, pool);
       walkDice(node.right, visit, pool);
@@ -156,6 +162,8 @@ function runParser(text: string, startRule: 'Formula' | 'Fragment', item: string
     return generatedParse(text, { startRule });
   } catch (error) {
     if (error instanceof GeneratedSyntaxError) {
+      // Only a formula that does not parse can hold another tool's notation.
+      refuseForeignNotation(text, item);
       const expected = readableExpectations(error.expected);
       const what = startRule === 'Formula' ? 'formula' : 'bonus';
       const detail = `Expected ${joinOr(expected)}, but ${describeFound(error.found, what)}.`;
@@ -163,6 +171,29 @@ function runParser(text: string, startRule: 'Formula' | 'Fragment', item: string
     }
     // Anything else is a fault of fairdice, not of the formula: it propagates (a 500 upstream).
     throw error;
+  }
+}
+
+/**
+ * Notations of other dice tools that fairdice deliberately refuses, with what to write instead
+ * (docs/language.md, "Coming from ...").
+ */
+function refuseForeignNotation(text: string, item: string): void {
+  const comment = text.search(/#|\/\//);
+  if (comment !== -1) {
+    throw new FormulaError(
+      'A formula has no comments: to name a roll, use a label [note] after a term, or a tag word at the end.',
+      item,
+      comment + 1,
+    );
+  }
+  const inline = text.indexOf('[[');
+  if (inline !== -1) {
+    throw new FormulaError(
+      'A formula is one roll, not text with embedded rolls: send the formula inside [[...]] on its own.',
+      item,
+      inline + 1,
+    );
   }
 }
 
@@ -200,12 +231,6 @@ function checkTerms(node: FormulaNode, item: string, what: 'formula' | 'bonus'):
         return;
       case 'dice': {
         leaf(node.column);
-        if (divisor) {
-          fail(
-            'A divisor is a number without dice, so a roll never divides by zero (write (2d6+3)/2).',
-            node.column,
-          );
-        }
         checkDice(node, item);
         const advantage = node.modifiers.find((m) => m.kind === 'advantage');
         if (advantage !== undefined && ++advantageTerms > 1) {
@@ -238,11 +263,32 @@ function checkTerms(node: FormulaNode, item: string, what: 'formula' | 'bonus'):
         return;
       case 'product':
         visit(node.left, depth, divisor, false);
-        visit(node.right, depth, divisor || node.operator === '/', false);
-        if (node.operator === '/' && constantValue(node.right).isZero()) {
-          fail('A divisor must not be zero.', node.right.column);
+        visit(node.right, depth, divisor || node.operator !== '*', false);
+        if (node.operator !== '*') checkDivisor(node.right, fail);
+        return;
+      case 'power': {
+        visit(node.base, depth, divisor, false);
+        visit(node.exponent, depth, divisor, false);
+        if (hasDiceIn(node.exponent)) {
+          fail(
+            `An exponent is a number without dice, a whole number from 0 to ${LIMITS.exponentMax} (write 1d6^2, not 2^1d6).`,
+            node.exponent.column,
+          );
+        }
+        const exponent = constantValue(node.exponent);
+        if (
+          !exponent.isInteger() ||
+          exponent.compare(Rational.of(0)) < 0 ||
+          exponent.compare(Rational.of(LIMITS.exponentMax)) > 0
+        ) {
+          fail(`An exponent is a whole number from 0 to ${LIMITS.exponentMax}.`, node.exponent.column);
+        }
+        const [low, high] = bounds(node);
+        if (!(Math.max(Math.abs(low), Math.abs(high)) <= LIMITS.powerMaxAbs)) {
+          fail('A power may reach at most 10^100 in absolute value.', node.column);
         }
         return;
+      }
       case 'call': {
         nest(depth + 1, node.column);
         const one = node.name !== 'min' && node.name !== 'max';
@@ -271,22 +317,184 @@ function checkTerms(node: FormulaNode, item: string, what: 'formula' | 'bonus'):
               stranger.column,
             );
           }
-          let dice = 0;
-          for (const term of node.items[0]!.terms) dice += term.kind === 'dice' ? term.count : 0;
-          if (dice > LIMITS.diceCountMax) {
-            fail(
-              `A pool group throws at most ${formatInteger(LIMITS.diceCountMax)} dice, as one dice term does.`,
-              node.column,
-            );
-          }
         }
         for (const groupItem of node.items)
           for (const term of groupItem.terms) visit(term, depth + 1, divisor, poolGroup);
+        // After the visit, which computed any computed counts.
+        if (poolGroup && poolDice(node) > LIMITS.diceCountMax) {
+          fail(
+            `A pool group throws at most ${formatInteger(LIMITS.diceCountMax)} dice, as one dice term does.`,
+            node.column,
+          );
+        }
         return;
       }
     }
   };
   for (const term of node.terms) visit(term, 0, false, false);
+}
+
+/**
+ * A divisor (of `/` or `%`) is never zero: without dice its value, known now, is not zero; with
+ * dice, the interval of its smallest and largest values must not hold zero.
+ */
+function checkDivisor(divisor: ExpressionNode, fail: (message: string, column: number) => never): void {
+  if (!hasDiceIn(divisor)) {
+    if (constantValue(divisor).isZero()) fail('A divisor must not be zero.', divisor.column);
+    return;
+  }
+  const [low, high] = bounds(divisor);
+  if (!(low > 0 || high < 0)) {
+    fail(
+      `A divisor with dice must never be zero: its values may range from ${formatBound(low)} to ${formatBound(high)}, which holds 0 (write (2d6+3)/2, or a divisor like 1d6+1).`,
+      divisor.column,
+    );
+  }
+}
+
+function formatBound(value: number): string {
+  if (!Number.isFinite(value)) return value < 0 ? '-infinity' : 'infinity';
+  return Number.isInteger(value) ? formatInteger(value) : String(Math.round(value * 1000) / 1000);
+}
+
+function hasDiceIn(node: ExpressionNode): boolean {
+  let found = false;
+  walkDice(
+    node,
+    () => {
+      found = true;
+    },
+    undefined,
+  );
+  return found;
+}
+
+type Interval = [number, number];
+
+/**
+ * The smallest and largest value an expression can take, by interval arithmetic over each dice
+ * term's smallest and largest total (wider than the truth where terms are not independent, never
+ * narrower). Only called on trees whose divisors and exponents were checked.
+ */
+export function bounds(node: ExpressionNode): Interval {
+  switch (node.kind) {
+    case 'flat':
+      return [node.sign * node.value, node.sign * node.value];
+    case 'dice':
+      return diceBounds(node);
+    case 'sum': {
+      let low = 0;
+      let high = 0;
+      for (const term of node.terms) {
+        const [l, h] = bounds(term);
+        low += l;
+        high += h;
+      }
+      return [low, high];
+    }
+    case 'negate': {
+      const [l, h] = bounds(node.operand);
+      return [-h, -l];
+    }
+    case 'product': {
+      const [a, b] = bounds(node.left);
+      const [c, d] = bounds(node.right);
+      if (node.operator === '*') return span([a * c, a * d, b * c, b * d]);
+      if (c <= 0 && d >= 0) return [Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY];
+      if (node.operator === '/') return span([a / c, a / d, b / c, b / d]);
+      // A remainder is smaller than the divisor and than the left side, with the left side's sign.
+      const limit = Math.max(Math.abs(c), Math.abs(d));
+      return [a < 0 ? -Math.min(limit, -a) : 0, b > 0 ? Math.min(limit, b) : 0];
+    }
+    case 'power': {
+      const [a, b] = bounds(node.base);
+      const e = constantValue(node.exponent).toNumber();
+      if (e === 0) return [1, 1];
+      if (e % 2 === 1 || a >= 0) return [a ** e, b ** e];
+      if (b <= 0) return [b ** e, a ** e];
+      return [0, Math.max(a ** e, b ** e)];
+    }
+    case 'call': {
+      const args = node.arguments.map(bounds);
+      const [a, b] = args[0]!;
+      switch (node.name) {
+        case 'floor':
+          return [Math.floor(a), Math.floor(b)];
+        case 'ceil':
+          return [Math.ceil(a), Math.ceil(b)];
+        case 'round':
+          return [Math.floor(a), Math.ceil(b)];
+        case 'abs':
+          return a >= 0 ? [a, b] : b <= 0 ? [-b, -a] : [0, Math.max(-a, b)];
+        case 'min':
+          return [Math.min(...args.map((x) => x[0])), Math.min(...args.map((x) => x[1]))];
+        case 'max':
+          return [Math.max(...args.map((x) => x[0])), Math.max(...args.map((x) => x[1]))];
+      }
+      return [a, b];
+    }
+    case 'group': {
+      const items = node.items.map(bounds);
+      const counting = node.modifiers.some((m) => m.kind === 'success');
+      if (counting) {
+        let n = items.length;
+        if (isPool(node)) n = poolDice(node);
+        return [-n, n];
+      }
+      const selecting = node.modifiers.some((m) => m.kind === 'keep' || m.kind === 'drop');
+      let low = 0;
+      let high = 0;
+      for (const [l, h] of items) {
+        // A kept subset's sum lies between the sum of the negative lows and of the positive highs.
+        low += selecting ? Math.min(0, l) : l;
+        high += selecting ? Math.max(0, h) : h;
+      }
+      return [low, high];
+    }
+  }
+}
+
+function poolDice(group: GroupNode): number {
+  let n = 0;
+  for (const term of group.items[0]!.terms) if (term.kind === 'dice') n += term.count;
+  return n;
+}
+
+function span(values: number[]): Interval {
+  return [Math.min(...values), Math.max(...values)];
+}
+
+/** A dice term's smallest and largest total (sign, multiplier, keep/drop, counting included). */
+function diceBounds(dice: DiceNode): Interval {
+  let [a, b] = clampBounds(dice);
+  const explode = dice.modifiers.find((m): m is ExplodeModifier => m.kind === 'explode');
+  if (explode !== undefined) {
+    const penalty = explode.penetrate ? 1 : 0;
+    a += LIMITS.explodeCap * Math.min(0, a - penalty);
+    b += LIMITS.explodeCap * Math.max(0, b - penalty);
+  }
+  let n = dice.count;
+  let selecting = false;
+  let counting = false;
+  let matchTotal = false;
+  let multiplier = 1;
+  for (const modifier of dice.modifiers) {
+    if (modifier.kind === 'advantage') n = Math.max(n, 2);
+    if (modifier.kind === 'keep' || modifier.kind === 'drop' || modifier.kind === 'advantage')
+      selecting = true;
+    if (modifier.kind === 'success') counting = true;
+    if (modifier.kind === 'match' && modifier.total) matchTotal = true;
+    if (modifier.kind === 'multiply') multiplier = modifier.factor;
+  }
+  let low: number;
+  let high: number;
+  if (counting) [low, high] = [-n, n];
+  else if (matchTotal) [low, high] = [0, n];
+  else if (selecting) [low, high] = [Math.min(0, n * a), Math.max(0, n * b)];
+  else [low, high] = [n * a, n * b];
+  low *= multiplier;
+  high *= multiplier;
+  return dice.sign === 1 ? [low, high] : [-high, -low];
 }
 
 /** checkTerms for a first-edition sum (dice terms and numbers only), without the tree walk. */
@@ -344,7 +552,13 @@ function checkGroupModifiers(group: GroupNode, fail: (message: string, column: n
 }
 
 type ModifierSlot =
-  | 'keep'
+  | 'keep highest'
+  | 'keep lowest'
+  | 'drop highest'
+  | 'drop lowest'
+  | 'advantage'
+  | 'unique'
+  | 'match'
   | 'explode'
   | 'reroll'
   | 'multiply'
@@ -359,8 +573,7 @@ function slotOf(modifier: DiceModifier): ModifierSlot {
   switch (modifier.kind) {
     case 'keep':
     case 'drop':
-    case 'advantage':
-      return 'keep';
+      return `${modifier.kind} ${modifier.mode}`;
     case 'clamp':
       return modifier.bound;
     case 'critical':
@@ -371,8 +584,14 @@ function slotOf(modifier: DiceModifier): ModifierSlot {
 }
 
 const DUPLICATE_MESSAGE: Record<ModifierSlot, string> = {
-  keep: 'A dice term takes at most one keep, drop, adv or dis.',
-  explode: 'A dice term explodes (!, !p or !!) at most once.',
+  'keep highest': 'A dice term takes at most one keep highest (kh or k).',
+  'keep lowest': 'A dice term takes at most one keep lowest (kl).',
+  'drop highest': 'A dice term takes at most one drop highest (dh).',
+  'drop lowest': 'A dice term takes at most one drop lowest (dl or d).',
+  advantage: 'A dice term takes at most one adv or dis.',
+  unique: 'A dice term takes at most one unique (u or uo).',
+  match: 'A dice term takes at most one matching set (m or mt).',
+  explode: 'A dice term explodes (!, !p, !! or !!p) at most once.',
   reroll: 'A dice term takes at most one reroll (r or ro).',
   multiply: 'A dice term takes at most one multiplier (x).',
   min: 'A dice term takes at most one min.',
@@ -412,9 +631,21 @@ export function compareBounds(compare: ComparePoint): [number, number] {
       return [value + 1, Number.POSITIVE_INFINITY];
     case '>=':
       return [value, Number.POSITIVE_INFINITY];
+    case '<>':
+      // Inverted: every value except `value` (see `within`).
+      return [value + 1, value - 1];
     default:
       return [value, value];
   }
+}
+
+/**
+ * Whether `value` meets a range from compareBounds: `low <= value <= high`, or for an inverted
+ * range (low > high, a not-equal point) `value >= low || value <= high`. The range
+ * [+infinity, -infinity] meets nothing either way.
+ */
+export function within(value: number, low: number, high: number): boolean {
+  return low <= high ? value >= low && value <= high : value >= low || value <= high;
 }
 
 /** The term's min and max clamp values (the face bounds when not written). */
@@ -432,11 +663,12 @@ export function clampBounds(dice: DiceNode): [number, number] {
 function everyValueMeets(dice: DiceNode, compare: ComparePoint): boolean {
   const [low, high] = compareBounds(compare);
   const [clampLow, clampHigh] = clampBounds(dice);
-  if (dice.faces === undefined) return low <= clampLow && clampHigh <= high;
-  return dice.faces.every((face) => {
-    const value = Math.min(Math.max(face, clampLow), clampHigh);
-    return low <= value && value <= high;
-  });
+  if (dice.faces === undefined) {
+    // Not equal: every value meets it when the excluded value lies outside the die's values.
+    if (low > high) return high + 1 < clampLow || high + 1 > clampHigh;
+    return low <= clampLow && clampHigh <= high;
+  }
+  return dice.faces.every((face) => within(Math.min(Math.max(face, clampLow), clampHigh), low, high));
 }
 
 /** The explode point of a term: the one written, else the die's largest face. */
@@ -444,7 +676,37 @@ export function explodePoint(dice: DiceNode, modifier: ExplodeModifier): Compare
   return modifier.compare ?? { operator: '=', value: faceBounds(dice)[1] };
 }
 
+/**
+ * A computed count or number of sides (`(4-2)d10`, `3d(2*6)`): a sum without dice whose value
+ * is a whole number; returns it (the range is checked with the written numbers').
+ */
+function computedNumber(expression: SumNode, item: string, which: 'count' | 'sides'): number {
+  const what = which === 'count' ? 'A computed count of dice' : 'A computed number of sides';
+  const fragment: FormulaNode = { kind: 'formula', terms: expression.terms, tag: null };
+  if (diceTermsOf(fragment).length > 0) {
+    throw new FormulaError(
+      `${what} is an expression without dice (write (4-2)d10 or 3d(2*6)).`,
+      item,
+      expression.column,
+    );
+  }
+  checkTerms(fragment, item, 'formula');
+  const value = evaluateTerms(expression.terms, () => {
+    throw new Error('no dice');
+  }).value;
+  if (!value.isInteger()) {
+    throw new FormulaError(
+      `${what} must be a whole number; this one is ${value.toString()}.`,
+      item,
+      expression.column,
+    );
+  }
+  return value.toNumber();
+}
+
 function checkDice(dice: DiceNode, item: string): void {
+  if (dice.countExpression !== undefined) dice.count = computedNumber(dice.countExpression, item, 'count');
+  if (dice.sidesExpression !== undefined) dice.sides = computedNumber(dice.sidesExpression, item, 'sides');
   if (dice.count < 1 || dice.count > LIMITS.diceCountMax) {
     throw new FormulaError(
       `A dice term throws 1 to ${formatInteger(LIMITS.diceCountMax)} dice; this one asks for ${formatInteger(dice.count)}.`,
@@ -469,15 +731,44 @@ function checkDice(dice: DiceNode, item: string): void {
   const seen = new Map<ModifierSlot, DiceModifier>();
   for (const modifier of dice.modifiers) {
     const slot = slotOf(modifier);
-    const earlier = seen.get(slot);
-    if (earlier !== undefined) {
-      const conflict = slot === 'keep' && (earlier.kind === 'advantage') !== (modifier.kind === 'advantage');
-      const message = conflict
-        ? 'adv and dis cannot be combined with a keep or drop on the same term.'
-        : DUPLICATE_MESSAGE[slot];
-      throw new FormulaError(message, item, modifier.column);
+    if (seen.has(slot)) throw new FormulaError(DUPLICATE_MESSAGE[slot], item, modifier.column);
+    const selects = (m: DiceModifier) => m.kind === 'keep' || m.kind === 'drop';
+    if (
+      (modifier.kind === 'advantage' && dice.modifiers.some(selects)) ||
+      (selects(modifier) && seen.has('advantage'))
+    ) {
+      throw new FormulaError(
+        'adv and dis cannot be combined with a keep or drop on the same term.',
+        item,
+        modifier.column,
+      );
     }
     seen.set(slot, modifier);
+  }
+  const unique = seen.get('unique');
+  if (unique !== undefined && seen.has('explode')) {
+    throw new FormulaError(
+      'u (unique) cannot be combined with !, !p, !! or !!p on the same term: an extra throw is never unique.',
+      item,
+      Math.max(unique.column, seen.get('explode')!.column),
+    );
+  }
+  const match = seen.get('match');
+  if (match?.kind === 'match') {
+    if (match.amount < 2 || match.amount > LIMITS.diceCountMax) {
+      throw new FormulaError(
+        `A matching set has 2 to ${formatInteger(LIMITS.diceCountMax)} dice (m, m3, mt, mt3).`,
+        item,
+        match.column,
+      );
+    }
+    if (match.total && seen.has('success')) {
+      throw new FormulaError(
+        'mt makes the number of matching sets the total, so it cannot be combined with a success point (write m to list the sets).',
+        item,
+        match.column,
+      );
+    }
   }
   const [lowest, highest] = faceBounds(dice);
   const die = () => (dice.faces === undefined ? `a d${dice.sides}` : 'this die');
@@ -517,7 +808,7 @@ function checkDice(dice: DiceNode, item: string): void {
           const message =
             dice.faces === undefined && dice.sides === 1
               ? 'A one-sided die always shows its maximum, so it cannot explode.'
-              : `Every value of ${die()} (after min and max) meets this explode condition, so it would never stop.`;
+              : `Every face of ${die()} meets this condition (after min and max), so it would explode forever: write a condition some face misses, such as !>${highest - 1}.`;
           throw new FormulaError(message, item, modifier.column);
         }
         break;
@@ -565,7 +856,7 @@ const EXPECTATION_ORDER = [
   'a group modifier',
   'a comparison',
   'a label',
-  'an operator (* or /)',
+  'an operator (* / % ^)',
   'a comma',
   'a closing parenthesis',
   'a closing brace (})',

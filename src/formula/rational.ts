@@ -52,6 +52,19 @@ export class Rational {
     return Rational.of(this.numerator * other.denominator, this.denominator * other.numerator);
   }
 
+  /** `this ** exponent` for an integer exponent >= 0 (`0 ** 0` is 1). */
+  pow(exponent: number): Rational {
+    const e = BigInt(exponent);
+    return new Rational(this.numerator ** e, this.denominator ** e);
+  }
+
+  /** The remainder of truncating division: `this - other * trunc(this / other)`, the sign of `this`. */
+  mod(other: Rational): Rational {
+    const quotient = this.div(other);
+    const truncated = quotient.numerator < ZERO ? quotient.ceil() : quotient.floor();
+    return this.sub(other.mul(truncated));
+  }
+
   neg(): Rational {
     return new Rational(-this.numerator, this.denominator);
   }

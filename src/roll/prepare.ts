@@ -47,7 +47,17 @@ export interface GroupPlan {
   readonly multiplier: number;
   readonly keep: KeepRule;
   readonly keepAmount: number;
+  /** Further keep/drop modifiers of the term (`4d10dh1dl2`): a die counts only if none drops it. */
+  readonly moreKeeps: readonly KeepStep[];
   readonly explode: ExplodeRule;
+  /**
+   * `!!p`: compounded extras are recorded minus 1 (`!p` is ExplodeRule.Penetrate). Like every
+   * Part C field, absent or neutral when unused, so a reader written for earlier plans (the
+   * exact distributions of src/stats) sees a field it does not know only where it matters.
+   */
+  readonly compoundPenetrate?: true;
+  /** Present when a compare point of the term is `<>N`: its range is inverted (see `within`). */
+  readonly notEqual?: true;
   /** Values (after clamping) that explode: explodeLow <= value <= explodeHigh. */
   readonly explodeLow: number;
   readonly explodeHigh: number;
@@ -56,6 +66,13 @@ export interface GroupPlan {
   /** Values (after clamping) that get rerolled: rerollLow <= value <= rerollHigh. */
   readonly rerollLow: number;
   readonly rerollHigh: number;
+  /**
+   * `u` / `uo`: rerolls allowed per die while it repeats an earlier die, and the values (after
+   * clamping) that must be unique, `low <= value <= high`. Absent without `u`.
+   */
+  readonly unique?: { readonly limit: number; readonly low: number; readonly high: number };
+  /** `mN` / `mtN`: sets of at least `amount` equal kept values; `total` (mt) makes their number the total. */
+  readonly match?: { readonly amount: number; readonly total: boolean };
   /** min/max: a face below clampLow counts as clampLow, above clampHigh as clampHigh. */
   readonly clamped: boolean;
   readonly clampLow: number;
@@ -79,6 +96,12 @@ export interface GroupPlan {
   readonly label: string | undefined;
   /** Set on every term of a pool group (`{4d6+3d8}kh3`): the group keeps across its terms' dice. */
   readonly pool: PoolPlan | undefined;
+}
+
+/** One keep/drop modifier. */
+export interface KeepStep {
+  readonly keep: KeepRule;
+  readonly amount: number;
 }
 
 /** A pool group: its terms are `groups[first .. first + size)`; keep/drop acts on all their dice. */
@@ -305,7 +328,10 @@ function pushFlats(node: FormulaNode, modifiers: number[]): void {
   }
 }
 
+/** An unused range (never tested: its count, limit or rule is zero), finite for plan readers. */
 const EMPTY: readonly [number, number] = [1, 0];
+const EVERYTHING: readonly [number, number] = [Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY];
+const NO_KEEPS: readonly KeepStep[] = [];
 
 /** A group's keep/drop as a rule and an amount (All when it has none). */
 function groupKeep(group: GroupNode): { keep: KeepRule; keepAmount: number } {
@@ -341,6 +367,20 @@ function planGroup(
   let count = term.count;
   let keep: KeepRule = KeepRule.All;
   let keepAmount = 0;
+  let moreKeeps: KeepStep[] | undefined;
+  const addKeep = (rule: KeepRule, amount: number) => {
+    if (keep === KeepRule.All) {
+      keep = rule;
+      keepAmount = amount;
+    } else {
+      moreKeeps ??= [];
+      moreKeeps.push({ keep: rule, amount });
+    }
+  };
+  let unique: { limit: number; low: number; high: number } | undefined;
+  let match: { amount: number; total: boolean } | undefined;
+  let compoundPenetrate = false;
+  let notEqual = false;
   let explode: ExplodeRule = ExplodeRule.None;
   let explodeRange = EMPTY;
   let rerollLimit = 0;
@@ -363,12 +403,18 @@ function planGroup(
   for (const modifier of modifiers) {
     switch (modifier.kind) {
       case 'keep':
-        keep = modifier.mode === 'highest' ? KeepRule.KeepHighest : KeepRule.KeepLowest;
-        keepAmount = modifier.amount;
+        addKeep(modifier.mode === 'highest' ? KeepRule.KeepHighest : KeepRule.KeepLowest, modifier.amount);
         break;
       case 'drop':
-        keep = modifier.mode === 'highest' ? KeepRule.DropHighest : KeepRule.DropLowest;
-        keepAmount = modifier.amount;
+        addKeep(modifier.mode === 'highest' ? KeepRule.DropHighest : KeepRule.DropLowest, modifier.amount);
+        break;
+      case 'unique': {
+        const [low, high] = modifier.compare === null ? EVERYTHING : compareBounds(modifier.compare);
+        unique = { limit: modifier.once ? 1 : LIMITS.uniqueCap, low, high };
+        break;
+      }
+      case 'match':
+        match = { amount: modifier.amount, total: modifier.total };
         break;
       case 'advantage':
         keepOne = modifier.mode;
@@ -380,6 +426,7 @@ function planGroup(
             ? ExplodeRule.Penetrate
             : ExplodeRule.Explode;
         explodeRange = compareBounds(explodePoint(term, modifier));
+        compoundPenetrate = modifier.compound && modifier.penetrate;
         break;
       case 'reroll':
         rerollLimit = modifier.once ? 1 : LIMITS.rerollCap;
@@ -409,7 +456,10 @@ function planGroup(
     count = Math.max(count, 2);
   }
   const [clampLow, clampHigh] = clamped ? clampBounds(term) : [lowest, highest];
-  const recordThrows = rerollLimit > 0 || explode !== ExplodeRule.None;
+  for (const modifier of modifiers) {
+    if ('compare' in modifier && modifier.compare?.operator === '<>') notEqual = true;
+  }
+  const recordThrows = rerollLimit > 0 || unique !== undefined || explode !== ExplodeRule.None;
   return {
     sides: term.sides,
     faces: term.faces,
@@ -418,6 +468,7 @@ function planGroup(
     multiplier,
     keep,
     keepAmount,
+    moreKeeps: moreKeeps ?? NO_KEEPS,
     explode,
     explodeLow: explodeRange[0],
     explodeHigh: explodeRange[1],
@@ -444,10 +495,15 @@ function planGroup(
       keep === KeepRule.All &&
       term.faces === undefined &&
       !clamped &&
+      match === undefined &&
       successRange === undefined &&
       highRange === undefined &&
       lowRange === undefined,
     label: term.label?.text,
     pool,
+    ...(unique === undefined ? {} : { unique }),
+    ...(match === undefined ? {} : { match }),
+    ...(compoundPenetrate ? { compoundPenetrate: true as const } : {}),
+    ...(notEqual ? { notEqual: true as const } : {}),
   };
 }

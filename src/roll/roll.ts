@@ -5,6 +5,7 @@
 import { RandomSourceError, TooManyThrowsError } from '../errors.js';
 import type { DiceNode } from '../formula/ast.js';
 import { type Evaluated, evaluateTerms } from '../formula/evaluate.js';
+import { within } from '../formula/parse.js';
 import { Rational } from '../formula/rational.js';
 import { LIMITS } from '../limits.js';
 import {
@@ -220,8 +221,25 @@ function checkedSource(random: RandomSource): RandomSource {
 function rollGroup(plan: GroupPlan, random: RandomSource): DieGroup {
   if (plan.plain) return rollPlainGroup(plan, random);
   const thrown = throwGroup(plan, random, 0);
-  const keptDice = selectKept(plan.keep, plan.keepAmount, 0, plan.count);
+  let keptDice = selectKept(plan.keep, plan.keepAmount, 0, plan.count);
+  if (plan.moreKeeps.length > 0) keptDice = selectMoreKept(plan, plan.count);
   return finishGroup(plan, thrown, 0, keptDice);
+}
+
+/**
+ * Several keep/drop modifiers on one term (`4d10dh1dl2`): each ranks all the dice and marks its
+ * own range; a die counts only when none of them drops it. `dieKept` already holds the first's.
+ */
+function selectMoreKept(plan: GroupPlan, count: number): number {
+  const marks = dieKept.slice(0, count);
+  for (const step of plan.moreKeeps) {
+    selectKept(step.keep, step.amount, 0, count);
+    for (let d = 0; d < count; d++) marks[d] = marks[d]! & dieKept[d]!;
+  }
+  dieKept.set(marks, 0);
+  let kept = 0;
+  for (let d = 0; d < count; d++) kept += marks[d]!;
+  return kept;
 }
 
 /** What throwing a group's dice recorded (per-die facts are in the scratch arrays). */
@@ -237,6 +255,7 @@ function throwGroup(plan: GroupPlan, random: RandomSource, base: number): Thrown
   try {
     if (
       plan.rerollLimit === 0 &&
+      plan.unique === undefined &&
       plan.explode === ExplodeRule.None &&
       !plan.clamped &&
       plan.faces === undefined
@@ -259,7 +278,7 @@ function finishGroup(plan: GroupPlan, thrown: Thrown, base: number, keptDice: nu
   let keptFlags: boolean[];
   let kept: number[];
   let sum = 0;
-  if (keptDice === count && (plan.rerollLimit === 0 || compound)) {
+  if (keptDice === count && ((plan.rerollLimit === 0 && plan.unique === undefined) || compound)) {
     keptFlags = new Array<boolean>(length).fill(true);
     kept = results.slice();
     for (let d = base; d < base + count; d++) sum += dieValue[d]!;
@@ -285,19 +304,24 @@ function finishGroup(plan: GroupPlan, thrown: Thrown, base: number, keptDice: nu
     let d = base;
     while (dieKept[d] === 0) d++;
     const face = dieFace[d]!;
-    naturalHigh = face >= plan.highLow && face <= plan.highHigh;
-    naturalLow = face >= plan.lowLow && face <= plan.lowHigh;
+    naturalHigh = within(face, plan.highLow, plan.highHigh);
+    naturalLow = within(face, plan.lowLow, plan.lowHigh);
   }
 
   let total = sum;
+  let matches: number[] | undefined;
+  if (plan.match !== undefined) {
+    matches = matchingValues(plan.match.amount, base, count);
+    if (plan.match.total) total = matches.length;
+  }
   let successes: number | undefined;
   let failures: number | undefined;
   if (plan.countSuccesses) {
     successes = 0;
     failures = 0;
     for (const value of kept) {
-      if (value >= plan.successLow && value <= plan.successHigh) successes++;
-      if (value >= plan.failureLow && value <= plan.failureHigh) failures++;
+      if (within(value, plan.successLow, plan.successHigh)) successes++;
+      if (plan.countFailures && within(value, plan.failureLow, plan.failureHigh)) failures++;
     }
     total = successes - failures;
     if (!plan.countFailures) failures = undefined;
@@ -313,7 +337,21 @@ function finishGroup(plan: GroupPlan, thrown: Thrown, base: number, keptDice: nu
     successes,
     failures,
     thrown.throws,
+    matches,
   );
+}
+
+/** The values shown by at least `amount` kept dice of `base..base+count`, ascending. */
+function matchingValues(amount: number, base: number, count: number): number[] {
+  const counts = new Map<number, number>();
+  for (let d = base; d < base + count; d++) {
+    if (dieKept[d] === 0) continue;
+    const value = dieValue[d]!;
+    counts.set(value, (counts.get(value) ?? 0) + 1);
+  }
+  const values: number[] = [];
+  for (const [value, seen] of counts) if (seen >= amount) values.push(value);
+  return values.sort((a, b) => a - b);
 }
 
 /**
@@ -331,6 +369,7 @@ function dieGroup(
   successes: number | undefined,
   failures: number | undefined,
   throws: DieThrow[] | undefined,
+  matches?: number[],
 ): DieGroup {
   const group: DieGroup = {
     sides: plan.sides,
@@ -348,6 +387,7 @@ function dieGroup(
   if (plan.label !== undefined) group.label = plan.label;
   if (successes !== undefined) group.successes = successes;
   if (failures !== undefined) group.failures = failures;
+  if (matches !== undefined) group.matches = matches;
   if (plan.explode === ExplodeRule.Compound) group.compounded = true;
   if (throws !== undefined) group.throws = throws;
   return group;
@@ -402,7 +442,12 @@ function throwDice(plan: GroupPlan, random: RandomSource, base: number): Thrown 
   const { sides, faces, count, explode, rerollLimit, rerollLow, rerollHigh, clampLow, clampHigh } = plan;
   const { explodeLow, explodeHigh } = plan;
   const compound = explode === ExplodeRule.Compound;
-  const penalty = explode === ExplodeRule.Penetrate ? 1 : 0;
+  const penalty = explode === ExplodeRule.Penetrate || plan.compoundPenetrate ? 1 : 0;
+  const uniqueLimit = plan.unique?.limit ?? 0;
+  const uniqueLow = plan.unique?.low ?? 0;
+  const uniqueHigh = plan.unique?.high ?? 0;
+  // `u`: the values of the term's earlier dice.
+  const earlier = uniqueLimit > 0 ? new Set<number>() : undefined;
   const results: number[] = [];
   const throws: DieThrow[] | undefined = plan.recordThrows ? [] : undefined;
   // Counted per throw, spent once per die: a chain overshoots the budget by at most the caps.
@@ -414,13 +459,29 @@ function throwDice(plan: GroupPlan, random: RandomSource, base: number): Thrown 
     let face = faces === undefined ? random.die(sides) : faces[random.die(sides) - 1]!;
     let value = Math.min(Math.max(face, clampLow), clampHigh);
     let kind: DieThrow['kind'] = 'roll';
-    for (let rerolls = 0; rerolls < rerollLimit && value >= rerollLow && value <= rerollHigh; rerolls++) {
+    for (let rerolls = 0; rerolls < rerollLimit && within(value, rerollLow, rerollHigh); rerolls++) {
       if (!compound) results.push(value);
       throws?.push(dieThrow(d, kind, value, face));
       kind = 'reroll';
       thrown++;
       face = faces === undefined ? random.die(sides) : faces[random.die(sides) - 1]!;
       value = Math.min(Math.max(face, clampLow), clampHigh);
+    }
+    if (earlier !== undefined) {
+      // Unique: after clamp and reroll, reroll while the value repeats an earlier die's.
+      for (
+        let rerolls = 0;
+        rerolls < uniqueLimit && within(value, uniqueLow, uniqueHigh) && earlier.has(value);
+        rerolls++
+      ) {
+        results.push(value);
+        throws?.push(dieThrow(d, kind, value, face));
+        kind = 'reroll';
+        thrown++;
+        face = faces === undefined ? random.die(sides) : faces[random.die(sides) - 1]!;
+        value = Math.min(Math.max(face, clampLow), clampHigh);
+      }
+      earlier.add(value);
     }
     const start = results.length;
     if (!compound) results.push(value);
@@ -429,7 +490,7 @@ function throwDice(plan: GroupPlan, random: RandomSource, base: number): Thrown 
     let sum = value;
     if (explode !== ExplodeRule.None) {
       let tested = value;
-      for (let extras = 0; extras < EXPLODE_CAP && tested >= explodeLow && tested <= explodeHigh; extras++) {
+      for (let extras = 0; extras < EXPLODE_CAP && within(tested, explodeLow, explodeHigh); extras++) {
         thrown++;
         const extraFace = faces === undefined ? random.die(sides) : faces[random.die(sides) - 1]!;
         tested = Math.min(Math.max(extraFace, clampLow), clampHigh);

@@ -15,7 +15,10 @@ export interface RollRequest {
 export interface DieThrow {
   /** 0-based index of the die within its group. */
   die: number;
-  /** `roll`: the die's first throw; `reroll`: a throw replacing the one before; `explode`: an extra. */
+  /**
+   * `roll`: the die's first throw; `reroll`: a throw replacing the one before (by r, ro or u);
+   * `explode`: an extra.
+   */
   kind: 'roll' | 'reroll' | 'explode';
   /** The recorded value (after min/max; an extra of `!p` minus 1): what `results` holds. */
   value: number;
@@ -46,9 +49,11 @@ export interface DieGroup {
   successes?: number;
   /** Failure counting (`f`): kept values meeting the failure point. */
   failures?: number;
-  /** `!!`: each die's throws are merged into one value in `results`. */
+  /** `m` / `mt`: the values shown by at least N kept dice, ascending. */
+  matches?: number[];
+  /** `!!` / `!!p`: each die's throws are merged into one value in `results`. */
   compounded?: true;
-  /** Terms with r, ro, !, !p or !!: every physical throw in rolling order. */
+  /** Terms with r, ro, u, !, !p, !! or !!p: every physical throw in rolling order. */
   throws?: DieThrow[];
 }
 
@@ -70,10 +75,10 @@ export type ExpressionResult =
   | { type: 'number'; value: number }
   | {
       type: 'operation';
-      operator: '+' | '-' | '*' | '/';
+      operator: '+' | '-' | '*' | '/' | '%' | '^';
       value: number;
       exact?: string;
-      /** Two for * and /, one for a minus before a non-dice term, two or more for a sum. */
+      /** Two for * / % ^ (base, exponent), one for a minus before a non-dice term, two or more for a sum. */
       operands: ExpressionResult[];
     }
   | {

@@ -17,6 +17,9 @@ describe('DieGroup field examples', () => {
     const pool = rolled('6d10>=8f1', [8, 4, 10, 1, 9, 3]).dice[0]!;
     expect(pool.successes).toBe(DIE_GROUP_FIELD_EXAMPLES.successes);
     expect(pool.failures).toBe(DIE_GROUP_FIELD_EXAMPLES.failures);
+    const sets = rolled('6d6m', [3, 1, 3, 5, 1, 1]);
+    expect(sets.dice[0]!.matches).toEqual(DIE_GROUP_FIELD_EXAMPLES.matches);
+    expect(sets.total).toBe(14);
   });
 });
 
@@ -31,6 +34,14 @@ describe('the response schema', () => {
     '1d6!p',
     '2d6r1!>=5',
     'd{-1,0,5}max2',
+    '20d6mt',
+    '6d6m3x2',
+    '4d6u',
+    '2d6!!p',
+    '1d20^2 % 7',
+    '2d10/d20',
+    '4d10dh1dl2',
+    '(4-2)d10',
   ])('accepts %s as rolled, fields in schema order', (formula) => {
     const response = roll({ formula });
     const parsed = RollResponseSchema.parse(response);

@@ -81,7 +81,7 @@ describe('errors', () => {
     ['1d6r<', 6, ['a number to compare with']],
     ['', 1, ['a term (dice like 2d6, or a number)', 'a sign (+ or -)']],
     ['1d20+', 6, ['a term (dice like 2d6, or a number)']],
-    ['4x', 2, ['an operator (* or /)', 'the letter d', 'a sign (+ or -)', 'the end of the formula']],
+    ['4x', 2, ['an operator (* / % ^)', 'the letter d', 'a sign (+ or -)', 'the end of the formula']],
   ] as const)('%j fails at column %i expecting %j', (text, column, expected) => {
     const error = parseError(text);
     expect(error.column).toBe(column);

@@ -191,12 +191,13 @@ describe('arithmetic', () => {
     expect(r.total).toBe(7);
   });
 
-  it('the right side of / is a non-zero number without dice', () => {
+  it('the right side of / is never zero: a number known to be non-zero, or dice whose interval excludes zero', () => {
     expect(rollWith('1d6/(1+1)', [4]).total).toBe(2);
     expect(formulaError('1d6/(3-3)').message).toMatch(/zero/);
     expect(formulaError('1d6/0').column).toBe(5);
-    expect(formulaError('1d6/1d4').message).toMatch(/without dice/);
-    expect(formulaError('1d6/(2*1d4)').column).toBe(8);
+    expect(rollWith('1d6/1d4', [6, 4]).total).toBe(1);
+    expect(formulaError('1d6/(2*1d4-2)').column).toBe(5);
+    expect(formulaError('1d6/(2*1d4-2)').message).toMatch(/holds 0/);
     expect(formulaError('1d6/floor(1/2)').message).toMatch(/zero/);
     expect(rollWith('1d6/-2', [4]).total).toBe(-2);
     expect(rollWith('1d4*1d4', [3, 4]).total).toBe(12);

@@ -466,12 +466,19 @@ describe('multiply', () => {
 
 describe('each modifier at most once per dice term', () => {
   // `1d6!!` (compounding) and `1d6!!p` (Part C) are second-edition forms: `1d6!p!` explodes twice.
-  it.each(['4d6kh3kh2', '4d6kh1dl1', '1d6!p!', '1d6!!p', '2d6r1ro2', '1d6x2x3', '2d20advadv'])(
-    '%s',
-    (formula) => {
-      expect(formulaError(formula).code).toBe('invalid_formula');
-    },
-  );
+  it.each([
+    '4d6kh3kh2',
+    '4d6dl1d1',
+    '1d6!p!',
+    '1d6!!p!',
+    '2d6u1uo2',
+    '6d6mmt',
+    '2d6r1ro2',
+    '1d6x2x3',
+    '2d20advadv',
+  ])('%s', (formula) => {
+    expect(formulaError(formula).code).toBe('invalid_formula');
+  });
 });
 
 describe('natural flags', () => {

@@ -111,6 +111,20 @@ describe('playground', () => {
     expect(penetrated).toMatch(/!2~1/);
   });
 
+  it('shows the Part C forms: unique, matching sets, !!p, powers, remainders, computed counts', async () => {
+    const text = (await playground('6d6mu+1d20^2%7+(4-2)d10!!p+4d10dh1dl2')).stdout;
+    expect(text).toMatch(/list sets of at least 2 matching dice/);
+    expect(text).toMatch(/unique/);
+    expect(text).toMatch(/to the power/);
+    expect(text).toMatch(/remainder after dividing by/);
+    expect(text).toMatch(/dice \+ 2d10 {2}\(computed\)/);
+    expect(text).toMatch(/compound and penetrate on the largest face/);
+    expect(text).toMatch(/drop highest 1/);
+    expect(text).toMatch(/drop lowest 2/);
+    expect(text).toMatch(/matching sets \[[\d, ]*\]/);
+    expect(text).toMatch(/├─ \^ = \d+/);
+  });
+
   it("prints the evaluated expression tree with each node's value", async () => {
     const { stdout, code } = await playground('{1d8!, 1d6!}kh1[trait]+floor((2d6+3)/2)');
     expect(code).toBe(0);

@@ -57,7 +57,65 @@ export interface DieGroup {
   naturalHigh: boolean;
   /** One die kept, showing 1. */
   naturalLow: boolean;
+  /** Custom and Fate dice: the faces, in written order. */
+  faces?: number[];
+  /** The term's label, as written. */
+  label?: string;
+  /** Success counting: kept values meeting the success point. */
+  successes?: number;
+  /** Failure counting (`f`): kept values meeting the failure point. */
+  failures?: number;
+  /** `m` / `mt`: the values shown by at least N kept dice, ascending. */
+  matches?: number[];
+  /** `!!` / `!!p`: each die's throws are merged into one value in `results`. */
+  compounded?: true;
+  /** Terms with r, ro, u, !, !p, !! or !!p: every physical throw in rolling order. */
+  throws?: DieThrow[];
 }
+
+/** One physical throw of a die. */
+export interface DieThrow {
+  die: number;
+  kind: 'roll' | 'reroll' | 'explode';
+  value: number;
+  face?: number;
+}
+
+/** An item of an evaluated group. */
+export interface GroupItemResult {
+  value: number;
+  exact?: string;
+  kept: boolean;
+  node: ExpressionResult;
+}
+
+/** A node of the evaluated formula: `exact` ("n/d") appears when the value is not an integer. */
+export type ExpressionResult =
+  | { type: 'dice'; group: number; value: number }
+  | { type: 'number'; value: number }
+  | {
+      type: 'operation';
+      operator: '+' | '-' | '*' | '/' | '%' | '^';
+      value: number;
+      exact?: string;
+      operands: ExpressionResult[];
+    }
+  | {
+      type: 'function';
+      name: 'floor' | 'ceil' | 'round' | 'abs' | 'min' | 'max';
+      value: number;
+      exact?: string;
+      arguments: ExpressionResult[];
+    }
+  | {
+      type: 'group';
+      value: number;
+      exact?: string;
+      items: GroupItemResult[];
+      successes?: number;
+      failures?: number;
+      label?: string;
+    };
 
 /** Every die rolled, which ones counted, and the total. */
 export interface RollResponse {
@@ -73,6 +131,8 @@ export interface RollResponse {
   advantageState: AdvantageState;
   /** The trailing tag word, when the formula ends with one. */
   tag?: string;
+  /** With parentheses, * / % ^, a function or a group: the evaluated tree (total = its root rounded down). */
+  expression?: ExpressionResult;
 }
 
 /** The results of a batch, in request order. */

@@ -42,6 +42,7 @@ import {
 } from './types.js';
 
 export * from './types.js';
+export { type VerifyResult, verifyReceipt } from './verify.js';
 
 /** The `data` of every error the service answers over tRPC. */
 export interface DiceErrorData {

@@ -25,15 +25,24 @@ import {
   type BatchRollRequest,
   type BatchRollResponse,
   type HealthResponse,
+  type Jwks,
+  type Receipt,
   type RollQuery,
   type RollRequest,
   type RollResponse,
   type StatsQuery,
   type StatsRequest,
   type StatsResponse,
+  type StoredRollQuery,
+  type TableCreated,
+  type TableRolls,
+  type TableRollsQuery,
+  type VerifyRequest,
+  type VerifyResponse,
 } from './types.js';
 
 export * from './types.js';
+export { type VerifyResult, verifyReceipt } from './verify.js';
 
 /** The `data` of every error the service answers over tRPC. */
 export interface DiceErrorData {
@@ -74,6 +83,18 @@ export type AppRouter = TRPCBuiltRouter<
     rollWith: TRPCMutationProcedure<{ input: RollRequest; output: RollResponse; meta: object }>;
     /** POST /v1/roll/batch: several rolls counted against one dice budget. */
     batch: TRPCMutationProcedure<{ input: BatchRollRequest; output: BatchRollResponse; meta: object }>;
+    /** POST /v1/tables: create a table (a shared dice tray). */
+    // biome-ignore lint/suspicious/noConfusingVoidType: tRPC's own type for "no input" (`createTable.mutate()`)
+    createTable: TRPCMutationProcedure<{ input: void; output: TableCreated; meta: object }>;
+    /** GET /v1/tables/{id}/rolls: a page of a table's log. */
+    tableRolls: TRPCQueryProcedure<{ input: TableRollsQuery; output: TableRolls; meta: object }>;
+    /** GET /v1/rolls/{rollId}: a stored receipt. */
+    storedRoll: TRPCQueryProcedure<{ input: StoredRollQuery; output: Receipt; meta: object }>;
+    /** POST /v1/receipts/verify: the service checks a receipt against its keys. */
+    verifyReceipt: TRPCMutationProcedure<{ input: VerifyRequest; output: VerifyResponse; meta: object }>;
+    /** GET /.well-known/jwks.json: the public keys that verify receipts. */
+    // biome-ignore lint/suspicious/noConfusingVoidType: tRPC's own type for "no input" (`jwks.query()`)
+    jwks: TRPCQueryProcedure<{ input: void; output: Jwks; meta: object }>;
     /** GET /v1/health: liveness. */
     // biome-ignore lint/suspicious/noConfusingVoidType: tRPC's own type for "no input" (`health.query()`)
     health: TRPCQueryProcedure<{ input: void; output: HealthResponse; meta: object }>;
@@ -92,6 +113,11 @@ export interface DiceProcedures {
   roll: { query(input: RollQuery, options?: TRPCProcedureOptions): Promise<RollResponse> };
   rollWith: { mutate(input: RollRequest, options?: TRPCProcedureOptions): Promise<RollResponse> };
   batch: { mutate(input: BatchRollRequest, options?: TRPCProcedureOptions): Promise<BatchRollResponse> };
+  createTable: { mutate(input?: undefined, options?: TRPCProcedureOptions): Promise<TableCreated> };
+  tableRolls: { query(input: TableRollsQuery, options?: TRPCProcedureOptions): Promise<TableRolls> };
+  storedRoll: { query(input: StoredRollQuery, options?: TRPCProcedureOptions): Promise<Receipt> };
+  verifyReceipt: { mutate(input: VerifyRequest, options?: TRPCProcedureOptions): Promise<VerifyResponse> };
+  jwks: { query(input?: undefined, options?: TRPCProcedureOptions): Promise<Jwks> };
   health: { query(input?: undefined, options?: TRPCProcedureOptions): Promise<HealthResponse> };
   stats: { query(input: StatsQuery, options?: TRPCProcedureOptions): Promise<StatsResponse> };
   statsWith: { mutate(input: StatsRequest, options?: TRPCProcedureOptions): Promise<StatsResponse> };

@@ -20,6 +20,8 @@ export interface RollQuery {
   /** A dice formula: `4d6kh3`, `1d20+7`, `2d20adv`, `1d8+3 fire` (see docs/language.md). */
   formula: string;
   advantage?: AdvantageState;
+  /** `'true'`: the answer carries a signed `receipt` anyone can verify (docs/trust.md). */
+  receipt?: 'true' | 'false';
 }
 
 /** The input of `rollWith` (POST /v1/roll): a formula with bonuses and the tags it may end with. */
@@ -30,6 +32,10 @@ export interface RollRequest {
   bonuses?: readonly Bonus[];
   /** The trailing words the formula may end with (lowercase a to z). */
   tags?: readonly string[];
+  /** true: the answer carries a signed `receipt` anyone can verify (docs/trust.md). */
+  receipt?: boolean;
+  /** Roll at this table (an id from `createTable`): always signed, appended to the table's log. */
+  table?: string;
 }
 
 /** The input of `batch` (POST /v1/roll/batch): rolls that share one dice budget. */
@@ -57,40 +63,49 @@ export interface DieGroup {
   naturalHigh: boolean;
   /** One die kept, showing 1. */
   naturalLow: boolean;
-  /** Custom and Fate dice: the faces, in written order. */
+  /** Fate (`dF`) and custom (`d{...}`) dice only: the faces, in written order. */
   faces?: number[];
-  /** The term's label, as written. */
+  /** The label written after the term (`2d6[fire]`), only when written. */
   label?: string;
-  /** Success counting: kept values meeting the success point. */
+  /** Success counting only: how many kept values met the success point. */
   successes?: number;
-  /** Failure counting (`f`): kept values meeting the failure point. */
+  /** Only with `f`: how many kept values met the failure point. */
   failures?: number;
   /** `m` / `mt`: the values shown by at least N kept dice, ascending. */
   matches?: number[];
-  /** `!!` / `!!p`: each die's throws are merged into one value in `results`. */
+  /** Only with `!!` / `!!p`: each die's throws are merged into one value in `results`. */
   compounded?: true;
-  /** Terms with r, ro, u, !, !p, !! or !!p: every physical throw in rolling order. */
+  /** Only on terms written with r, ro, u, !, !p, !! or !!p: every physical throw in rolling order. */
   throws?: DieThrow[];
 }
 
 /** One physical throw of a die. */
 export interface DieThrow {
+  /** 0-based index of the die within its group. */
   die: number;
+  /** `roll`: the die's first throw; `reroll`: a throw replacing the one before; `explode`: an extra. */
   kind: 'roll' | 'reroll' | 'explode';
+  /** The recorded value, the one `results` holds: after min/max, and minus 1 for an extra of `!p`. */
   value: number;
+  /** The face that came up, present only when min/max or `!p` changed the value. */
   face?: number;
 }
 
-/** An item of an evaluated group. */
-export interface GroupItemResult {
+/** An item of an evaluated group: its value, whether it counted, and its own tree. */
+export interface GroupItem {
   value: number;
+  /** The exact value as "n/d", present only when `value` is not an integer. */
   exact?: string;
   kept: boolean;
-  node: ExpressionResult;
+  node: ExpressionNode;
 }
 
-/** A node of the evaluated formula: `exact` ("n/d") appears when the value is not an integer. */
-export type ExpressionResult =
+/**
+ * A node of the evaluated formula (docs/language.md, "The expression tree"), with its value;
+ * `exact` ("n/d") appears when the value is not an integer.
+ */
+export type ExpressionNode =
+  /** A dice term: `group` indexes `dice`, `value` is that DieGroup's signed total. */
   | { type: 'dice'; group: number; value: number }
   | { type: 'number'; value: number }
   | {
@@ -98,27 +113,28 @@ export type ExpressionResult =
       operator: '+' | '-' | '*' | '/' | '%' | '^';
       value: number;
       exact?: string;
-      operands: ExpressionResult[];
+      /** Two for * and /, one for a minus before a non-dice term, two or more for a sum. */
+      operands: ExpressionNode[];
     }
   | {
       type: 'function';
       name: 'floor' | 'ceil' | 'round' | 'abs' | 'min' | 'max';
       value: number;
       exact?: string;
-      arguments: ExpressionResult[];
+      arguments: ExpressionNode[];
     }
   | {
       type: 'group';
       value: number;
       exact?: string;
-      items: GroupItemResult[];
+      items: GroupItem[];
       successes?: number;
       failures?: number;
       label?: string;
     };
 
-/** Every die rolled, which ones counted, and the total. */
-export interface RollResponse {
+/** A roll's result as a receipt holds it: a RollResponse without its receipt. */
+export interface Roll {
   /** The formula rolled, whitespace trimmed. */
   formula: string;
   /** One entry per dice group. */
@@ -131,9 +147,50 @@ export interface RollResponse {
   advantageState: AdvantageState;
   /** The trailing tag word, when the formula ends with one. */
   tag?: string;
-  /** With parentheses, * / % ^, a function or a group: the evaluated tree (total = its root rounded down). */
-  expression?: ExpressionResult;
+  /**
+   * Present only when the formula or a bonus uses parentheses, *, /, a function or a group: the
+   * evaluated tree. Then `total` is its root value rounded down.
+   */
+  expression?: ExpressionNode;
 }
+
+/** Every die rolled, which ones counted, and the total. */
+export interface RollResponse extends Roll {
+  /** Present when a receipt was asked for, or at a table. */
+  receipt?: Receipt;
+}
+
+/** What was asked: the roll request as rolled, without its receipt and table switches. */
+export interface SignedRequest {
+  formula: string;
+  advantage?: AdvantageState;
+  bonuses?: Bonus[];
+  tags?: string[];
+}
+
+/**
+ * A signed record of one roll, verifiable offline against the service's keys (`jwks`, or
+ * /.well-known/jwks.json) with `verifyReceipt`. A type alias, not an interface, so that it can be
+ * passed as it is to the `verifyReceipt` procedure (which takes any JSON object).
+ */
+export type Receipt = {
+  /** UUIDv7: unique, ordered by time. */
+  id: string;
+  /** When it was signed (RFC 3339, UTC, milliseconds). */
+  time: string;
+  /** Which key of the key set verifies it (RFC 7638 thumbprint). */
+  kid: string;
+  request: SignedRequest;
+  roll: Roll;
+  /** At a table: its id. */
+  table?: string;
+  /** At a table: this entry's sequence number, from 1. */
+  seq?: number;
+  /** At a table: SHA-256 (hex) of the canonical JSON of the entry before, 64 zeros for the first. */
+  prev?: string;
+  /** Ed25519 signature (base64url) over the RFC 8785 canonical JSON of every other field. */
+  signature: string;
+};
 
 /** The results of a batch, in request order. */
 export interface BatchRollResponse {
@@ -147,9 +204,7 @@ export interface HealthResponse {
 }
 
 /** The input of `stats` (GET /v1/stats): a formula, an advantage state and the explosion depth to list. */
-export interface StatsQuery {
-  formula: string;
-  advantage?: AdvantageState;
+export interface StatsQuery extends RollQuery {
   /** Explosion extras listed per die, 0 to 100 (default: until the tail is below 1e-30). */
   depth?: number;
 }
@@ -187,6 +242,77 @@ export interface StatsResponse {
   truncation: { depth: number; tailProbability: number; tailExact: string } | null;
 }
 
+/** The answer of `createTable` (POST /v1/tables): whoever holds its id may roll and read there. */
+export interface TableCreated {
+  id: string;
+  /** RFC 3339, UTC. */
+  createdAt: string;
+  /** Entries the table may hold. */
+  maxEntries: number;
+  /** The table is forgotten this many days after its last roll. */
+  retentionDays: number;
+  links: {
+    /** The table's log. */
+    rolls: string;
+    /** Server-Sent Events of new rolls. */
+    events: string;
+  };
+}
+
+/** The input of `tableRolls` (GET /v1/tables/{id}/rolls). */
+export interface TableRollsQuery {
+  id: string;
+  /** A number: list entries with a sequence number above it (default 0). The service coerces it. */
+  after?: unknown;
+  /** A number: at most this many entries. The service coerces it. */
+  limit?: unknown;
+}
+
+/** A page of a table's log. */
+export interface TableRolls {
+  table: string;
+  /** Entries in the whole log: the last sequence number. */
+  entries: number;
+  /** The entries asked for, in sequence order. */
+  rolls: Receipt[];
+}
+
+/** The input of `storedRoll` (GET /v1/rolls/{rollId}). */
+export interface StoredRollQuery {
+  /** A receipt's id (UUIDv7). */
+  rollId: string;
+}
+
+/** The input of `verifyReceipt` (POST /v1/receipts/verify): a receipt, as the service gave it. */
+export interface VerifyRequest {
+  receipt: Record<string, unknown>;
+}
+
+/** The answer of the `verifyReceipt` procedure. */
+export interface VerifyResponse {
+  valid: boolean;
+  /** When valid: the key that verified it. */
+  kid?: string;
+  /** When invalid: what failed. */
+  reason?: string;
+}
+
+/** One public key that verifies receipts. */
+export interface Ed25519Jwk {
+  kty: 'OKP';
+  crv: 'Ed25519';
+  x: string;
+  /** RFC 7638 thumbprint; receipts name it. */
+  kid: string;
+  alg?: 'EdDSA';
+  use?: 'sig';
+}
+
+/** The answer of `jwks` (/.well-known/jwks.json): the current key first, then retired ones. */
+export interface Jwks {
+  keys: Ed25519Jwk[];
+}
+
 /** The stable error codes of the API, the same over REST and tRPC. */
 export const API_ERROR_CODES = [
   'invalid_request',
@@ -197,6 +323,10 @@ export const API_ERROR_CODES = [
   'rate_limited',
   'internal_error',
   'not_found',
+  'table_full',
+  'too_many_tables',
+  'too_many_streams',
+  'unavailable',
 ] as const;
 
 export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
@@ -206,6 +336,6 @@ export interface ApiErrorData {
   code: ApiErrorCode;
   /** Human-readable and safe to show on a page; may be reworded, so match on `code`. */
   message: string;
-  /** On `rate_limited` only: seconds until the address may call again. */
+  /** On a 429 only (`rate_limited`, `too_many_tables`, `too_many_streams`): seconds to wait. */
   retryAfter?: number;
 }

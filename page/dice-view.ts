@@ -117,6 +117,11 @@ export function renderDice(target: HTMLElement, roll: RollResponse): void {
       if (group.failures !== undefined) counts.push(`${group.failures} failures`);
       row.append(el('p', 'counts', counts.join(', ')));
     }
+    if (group.matches !== undefined) {
+      const sets =
+        group.matches.length === 0 ? 'no matching set' : `matching sets of ${group.matches.join(', ')}`;
+      row.append(el('p', 'counts matches', sets));
+    }
     groups.append(row);
   });
   target.replaceChildren(groups);

@@ -21,6 +21,8 @@ export interface DieGroup {
   faces?: number[];
   label?: string;
   successes?: number;
+  /** `m` / `mt`: the values shown by at least N kept dice, ascending. */
+  matches?: number[];
   failures?: number;
   compounded?: true;
   throws?: DieThrow[];

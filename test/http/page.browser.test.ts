@@ -217,6 +217,35 @@ describe.skipIf(!chromiumPresent)('the page at / in headless Chromium', () => {
       // Where the server records throws, their kinds are shown too.
       expect(chips[0]?.map((chip) => chip.kind)).toEqual(throws.map((thrown) => thrown.kind));
     }
+
+    // Unique rerolls are shown as rerolls, each throw a chip in order.
+    await page.locator('#formula').fill('5d6u');
+    const unique = await rollFromForm(page);
+    const uniqueChips = await shownDice(page);
+    expect(uniqueChips[0]?.map((chip) => chip.kind)).toEqual(
+      unique.dice[0]?.throws?.map((thrown) => thrown.kind),
+    );
+    expect(uniqueChips.map((g) => g.map(({ value, state }) => ({ value, state })))).toEqual(
+      expectedDice(unique),
+    );
+
+    // Matching sets: the values shown by two or more dice, as the answer lists them.
+    await page.locator('#formula').fill('8d6m');
+    const matched = await rollFromForm(page);
+    const matches = (matched.dice[0] as { matches?: number[] }).matches;
+    expect(matches).toBeDefined();
+    const matchLine = await page.locator('#dice p.matches').textContent();
+    expect(matchLine).toBe(
+      matches!.length === 0 ? 'no matching set' : `matching sets of ${matches!.join(', ')}`,
+    );
+    if ('/v1/stats' in paths) {
+      // /v1/stats refuses unique rerolls and matching sets (docs/stats.md): the page says so, and
+      // Chromium logs each refused request, the only console errors allowed here.
+      await expect.poll(() => page.locator('#odds-failure').textContent()).toMatch(/not yet supported/);
+      expect(consoleErrors.splice(0)).toEqual(
+        Array(2).fill('Failed to load resource: the server responded with a status of 400 (Bad Request)'),
+      );
+    }
     expect(consoleErrors).toEqual([]);
   });
 

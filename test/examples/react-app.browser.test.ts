@@ -3,7 +3,6 @@
 // in headless Debian Chromium. It rolls, marks kept and dropped dice, shows a typed
 // invalid_formula error and a 429 with its retry time, and logs no console error of its own.
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,26 +16,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config.js';
 import { buildApp } from '../../src/http/app.js';
 import { listen } from '../support/app.js';
+import { CHROMIUM, CHROMIUM_ARGS, chromiumPresent } from '../support/chromium.js';
 
 const run = promisify(execFile);
 const appDir = fileURLToPath(new URL('../../examples/react-app/', import.meta.url));
 const distDir = join(appDir, 'dist');
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
 /** Small, so the test reaches the 429 in a few clicks. */
 const RATE_LIMIT_MAX = 6;
 
-const chromiumPresent = existsSync(CHROMIUM);
 if (!chromiumPresent) {
   if (process.env.CI === 'true') {
     throw new Error(`${CHROMIUM} is missing and CI=true: .ci/run must install chromium`);

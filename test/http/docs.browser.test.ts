@@ -1,6 +1,3 @@
-// /docs in a real browser (Debian's Chromium, headless): the page renders the operations, asks no
-// host but this server, and its "try it" rolls dice against the same server.
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,23 +8,10 @@ import { defaultConfig } from '../../src/config.js';
 import { buildApp } from '../../src/http/app.js';
 import { LIMITS } from '../../src/limits.js';
 import { listen } from '../support/app.js';
+import { CHROMIUM, CHROMIUM_ARGS, chromiumPresent } from '../support/chromium.js';
 
 // The service's defaults: the page load is proven to fit the limit every caller gets.
 const config = defaultConfig({ logLevel: 'silent' });
-
-const CHROMIUM = '/usr/bin/chromium';
-// Without the networking flags Chromium's own background connections fail on a closed network
-// and show up as failed requests.
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
 
 interface OpenApiOperation {
   readonly parameters?: readonly { readonly name: string }[];
@@ -45,7 +29,6 @@ function operationBlock(page: Page, method: string, path: string): Locator {
   });
 }
 
-const chromiumPresent = existsSync(CHROMIUM);
 if (!chromiumPresent) {
   if (process.env.CI === 'true') {
     throw new Error(`${CHROMIUM} is missing and CI=true: .ci/run must install chromium`);

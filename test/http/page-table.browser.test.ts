@@ -3,7 +3,7 @@
 // A table in the page, in headless Chromium against a real server with its SQLite store: two
 // pages on one table see each other's rolls live, each verified in the page against
 // /.well-known/jwks.json, and an entry tampered with in the store shows invalid.
-import { existsSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,20 +15,8 @@ import { buildApp } from '../../src/http/app.js';
 import type { Receipt } from '../../src/trust/receipt.js';
 import { Trust } from '../../src/trust/service.js';
 import { listen } from '../support/app.js';
+import { CHROMIUM, CHROMIUM_ARGS, chromiumPresent } from '../support/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
-
-const chromiumPresent = existsSync(CHROMIUM);
 if (!chromiumPresent) {
   if (process.env.CI === 'true') {
     throw new Error(`${CHROMIUM} is missing and CI=true: .ci/run must install chromium`);

@@ -15,20 +15,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config.js';
 import { buildApp } from '../../src/http/app.js';
 import { listen } from '../support/app.js';
+import { CHROMIUM, CHROMIUM_ARGS, chromiumPresent } from '../support/chromium.js';
 
 const config = defaultConfig({ logLevel: 'silent', rateLimitMax: 10_000 });
-
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -45,7 +34,6 @@ interface Roll {
   dice: Group[];
 }
 
-const chromiumPresent = existsSync(CHROMIUM);
 if (!chromiumPresent) {
   if (process.env.CI === 'true') {
     throw new Error(`${CHROMIUM} is missing and CI=true: .ci/run must install chromium`);

@@ -81,7 +81,10 @@ function requestOf(formula: string): { formula: string; tags?: string[] } {
 
 function contender(name: string, engine: EngineModule, formula: string, cache?: unknown): MicroContender {
   const request = requestOf(formula);
-  const options = cache === undefined ? { random: engine.cryptoRandom } : { random: engine.cryptoRandom, parseCache: cache };
+  const options =
+    cache === undefined
+      ? { random: engine.cryptoRandom }
+      : { random: engine.cryptoRandom, parseCache: cache };
   return {
     name,
     run(iterations) {
@@ -94,7 +97,9 @@ function contender(name: string, engine: EngineModule, formula: string, cache?: 
 
 /** Each contender rolls the formula once and must answer the same shape of roll. */
 function checkSameRoll(formula: string, engines: readonly EngineModule[]): void {
-  const groups = engines.map((engine) => engine.roll(requestOf(formula), { random: engine.cryptoRandom }).dice.length);
+  const groups = engines.map(
+    (engine) => engine.roll(requestOf(formula), { random: engine.cryptoRandom }).dice.length,
+  );
   if (new Set(groups).size !== 1) {
     throw new Error(`${formula}: the builds disagree on its dice groups (${groups.join(' vs ')})`);
   }
@@ -119,7 +124,15 @@ export function engineVsRow(formula: string, rounds: Record<string, number[]>): 
 const fixed = (value: number | null, digits: number) => (value === null ? '' : value.toFixed(digits));
 
 export function formatEngineVs(rows: readonly EngineVsRow[]): string {
-  const header = ['formula', 'current /s', 'cached /s', 'baseline /s', 'uncached÷base', 'cached÷base', 'spread'];
+  const header = [
+    'formula',
+    'current /s',
+    'cached /s',
+    'baseline /s',
+    'uncached÷base',
+    'cached÷base',
+    'spread',
+  ];
   const lines = rows.map((row) => [
     row.formula,
     Math.round(row.current).toLocaleString('en-US'),
@@ -130,7 +143,9 @@ export function formatEngineVs(rows: readonly EngineVsRow[]): string {
     `${Math.round(row.spread * 100)}%`,
   ]);
   const widths = header.map((title, i) => Math.max(title.length, ...lines.map((line) => line[i]!.length)));
-  return [header, ...lines].map((line) => line.map((cell, i) => cell.padEnd(widths[i]!)).join('  ')).join('\n');
+  return [header, ...lines]
+    .map((line) => line.map((cell, i) => cell.padEnd(widths[i]!)).join('  '))
+    .join('\n');
 }
 
 async function main(): Promise<void> {
@@ -173,7 +188,8 @@ async function main(): Promise<void> {
     // The baseline's own roll: a build without a parse cache ignores the option; one with a
     // cache gets a cache of 0 entries, so the baseline figure is always its uncached engine.
     if (baseline !== undefined) {
-      const cache = baseline.ParseCache === undefined ? undefined : new baseline.ParseCache({ maxEntries: 0 });
+      const cache =
+        baseline.ParseCache === undefined ? undefined : new baseline.ParseCache({ maxEntries: 0 });
       contenders.push(contender('baseline', baseline, formula, cache));
     }
     const perRound = interleave(contenders, rounds, sliceMs, warmupMs);
@@ -202,7 +218,9 @@ async function main(): Promise<void> {
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   main().catch((error: unknown) => {
-    process.stderr.write(`bench:engine-vs failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(
+      `bench:engine-vs failed: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
     process.exitCode = 1;
   });
 }

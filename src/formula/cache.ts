@@ -62,8 +62,8 @@ export class ParseCache {
   /** parseFragment, through the cache: the same node (frozen) or the same FormulaError. */
   fragment(text: string, options?: ParseFragmentOptions): FormulaNode {
     if (!this.#cacheable(text)) return parseFragment(text, options);
-    // `B` never starts a formula key (those start with `F`), so a bonus never meets a formula.
-    const key = `B${text}`;
+    // A key starting with NUL is never a text itself (see formulaKey): a bonus never meets a formula.
+    const key = `\0B${text}`;
     return this.#hit(key) ?? this.#store(key, parseFragment(text, options));
   }
 
@@ -106,15 +106,20 @@ export class ParseCache {
 }
 
 /**
- * `F<tags joined by commas>|<text>`, or undefined (do not cache) when a tag could make the key
- * ambiguous: a tag is letters only (TAG_PATTERN), so the first `|` always ends the tag list.
- * The service checks tags before parsing; only a library caller can send others.
+ * A formula without tags is its own key: the text as received, whose hash the engine computes
+ * once per string, where a key built by concatenation would be a new string to hash on every
+ * lookup. Every other key starts with NUL, so a text is used as itself only when its first
+ * character is not a control character: `\0F<tags joined by commas>|<text>` (and for texts
+ * that start with a control character, the same with no tags), or undefined (do not cache) when
+ * a tag could make the key ambiguous: a tag is letters only (TAG_PATTERN), so the first `|`
+ * always ends the tag list. The service checks tags before parsing; only a library caller can
+ * send others.
  */
 function formulaKey(text: string, tags: readonly string[] | undefined): string | undefined {
-  if (tags === undefined || tags.length === 0) return `F|${text}`;
+  if (tags === undefined || tags.length === 0) return text.charCodeAt(0) >= 0x20 ? text : `\0F|${text}`;
   if (tags.length > LIMITS.tagsPerRoll) return undefined;
   for (const tag of tags) if (typeof tag !== 'string' || !TAG_PATTERN.test(tag)) return undefined;
-  return `F${tags.join(',')}|${text}`;
+  return `\0F${tags.join(',')}|${text}`;
 }
 
 /** Freezes `value` and everything reachable from it through own enumerable properties. */

@@ -316,6 +316,21 @@ describe('failures are not cached', () => {
     expect(errorOf(() => cache.formula('-2')).detail).toBe('A formula must roll at least one die.');
   });
 
+  it('never answers a text with another key: texts that look like internal keys are refused', () => {
+    const cache = new ParseCache();
+    const bonus = cache.fragment('1d4');
+    const tagged = cache.formula('1d4 fire', { tags: ['fire'] });
+    // Keys other than a plain text start with NUL; such texts are formulas that do not parse.
+    for (const text of ['\0B1d4', '\0Ffire|1d4 fire', '\0F|1d4', '\u00011d4']) {
+      expect(() => cache.formula(text)).toThrow(FormulaError);
+      expect(() => cache.formula(text, { tags: ['fire'] })).toThrow(FormulaError);
+    }
+    expect(cache.formula('1d4')).not.toBe(bonus);
+    expect(cache.fragment('1d4')).toBe(bonus);
+    expect(cache.formula('1d4 fire', { tags: ['fire'] })).toBe(tagged);
+    expect(() => cache.formula('1d4 fire')).toThrow(FormulaError);
+  });
+
   it('does not store a formula whose tags a library caller did not check', () => {
     const cache = new ParseCache();
     expect(errorOf(() => cache.formula('1d20 fire', { tags: ['Fire|x'] })).detail).toMatch(/not one of/);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisStore } from '../../src/store/redis.js';
-import { SqliteStore } from '../../src/store/sqlite.js';
+import { SQLITE_DRIVER, SqliteStore } from '../../src/store/sqlite.js';
 import {
   type Store,
   type StoreLimits,
@@ -147,6 +147,35 @@ describe('SqliteStore across restarts', () => {
     expect(all.map((receipt) => receipt.seq)).toEqual([1, 2, 3]);
     expect(await verifyChain(all, keys.jwks)).toMatchObject({ valid: true });
     await second.close();
+  });
+
+  it("uses Node's own node:sqlite from Node 22.13 on, better-sqlite3 before", async () => {
+    const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+    const builtIn = major > 22 || (major === 22 && minor >= 13);
+    expect(SQLITE_DRIVER).toBe(builtIn ? 'node:sqlite' : 'better-sqlite3');
+    const store = new SqliteStore(mkdtempSync(join(tmpdir(), 'fairdice-driver-')), LIMITS);
+    expect(store.driver).toBe(SQLITE_DRIVER);
+    await store.close();
+  });
+
+  it('rolls back an append whose entry cannot be built, and the chain goes on', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fairdice-rollback-'));
+    const store = new SqliteStore(dir, LIMITS);
+    const now = Date.now();
+    const id = newTableId();
+    await store.createTable(id, '10.4.0.1', now);
+    await store.append(id, entry(id), now);
+    const failing = (seq: number, prev: string) => {
+      signReceipt(keys, { request: { formula: '1d20' }, roll, table: id, seq, prev });
+      throw new Error('builder failed');
+    };
+    await expect(store.append(id, failing, now)).rejects.toThrow('builder failed');
+    expect(await store.table(id, now)).toMatchObject({ entries: 1 });
+    await store.append(id, entry(id), now);
+    const all = (await store.rolls(id, 0, 10, now))!;
+    expect(all.map((receipt) => receipt.seq)).toEqual([1, 2]);
+    expect(await verifyChain(all, keys.jwks)).toMatchObject({ valid: true });
+    await store.close();
   });
 
   it('forgets tables idle longer than the retention, and old receipts', async () => {

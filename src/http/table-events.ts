@@ -8,6 +8,12 @@ import { DiceError, MESSAGES } from '../errors.js';
 import type { Receipt } from '../trust/receipt.js';
 import { TABLE_ID_PATTERN, type Trust } from '../trust/service.js';
 
+/** Where the stream is served; its entry in the OpenAPI document is written in src/http/openapi.ts. */
+export const TABLE_EVENTS_PATH = '/v1/tables/{id}/events';
+
+/** The 400 message of a resume point that is not a sequence number. */
+export const BAD_RESUME_MESSAGE = 'Last-Event-ID (or after) must be a sequence number.';
+
 /** A comment line this often keeps proxies and idle timers from closing a quiet stream. */
 export const HEARTBEAT_MS = 15_000;
 const PAGE = 100;
@@ -34,15 +40,11 @@ export function registerTableEvents(app: FastifyInstance, options: TableEventsOp
     done();
   });
 
-  app.get('/v1/tables/:id/events', async (request, reply) => {
+  app.get(TABLE_EVENTS_PATH.replace('{id}', ':id'), async (request, reply) => {
     const { id } = request.params as { id: string };
     const after = resumePoint(request);
     if (after === undefined)
-      return options.replyWithError(
-        request,
-        reply,
-        new DiceError('invalid_request', 'Last-Event-ID (or after) must be a sequence number.'),
-      );
+      return options.replyWithError(request, reply, new DiceError('invalid_request', BAD_RESUME_MESSAGE));
     if (!TABLE_ID_PATTERN.test(id))
       return options.replyWithError(request, reply, new DiceError('not_found', MESSAGES.tableNotFound));
     const address = request.ip;

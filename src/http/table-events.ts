@@ -47,13 +47,19 @@ export function registerTableEvents(app: FastifyInstance, options: TableEventsOp
       return options.replyWithError(request, reply, new DiceError('invalid_request', BAD_RESUME_MESSAGE));
     if (!TABLE_ID_PATTERN.test(id))
       return options.replyWithError(request, reply, new DiceError('not_found', MESSAGES.tableNotFound));
-    const address = request.ip;
-    if (!trust.openStream(address))
+    let release: (() => void) | undefined;
+    try {
+      release = await trust.openStream(request.ip);
+    } catch (error) {
+      return options.replyWithError(request, reply, asTrustError(error));
+    }
+    if (release === undefined)
       return options.replyWithError(
         request,
         reply,
         new DiceError('too_many_streams', MESSAGES.tooManyStreams(trust.limits.sseConnectionsPerAddress)),
       );
+    const giveBack = release;
 
     let last = after;
     let live = false;
@@ -70,7 +76,7 @@ export function registerTableEvents(app: FastifyInstance, options: TableEventsOp
       open.delete(end);
       clearInterval(heartbeat);
       unsubscribe?.();
-      trust.closeStream(address);
+      giveBack();
       if (!raw.writableEnded) raw.end();
     };
 
@@ -109,7 +115,7 @@ export function registerTableEvents(app: FastifyInstance, options: TableEventsOp
       if (table === undefined) throw new DiceError('not_found', MESSAGES.tableNotFound);
     } catch (error) {
       unsubscribe?.();
-      trust.closeStream(address);
+      giveBack();
       return options.replyWithError(request, reply, asTrustError(error));
     }
 

@@ -102,6 +102,8 @@ export class SqliteStore implements Store {
   /** Creations per address in the current hour; one process owns the file, so memory is enough. */
   private creations = new Map<string, number>();
   private creationsHour = -1;
+  /** Open event streams per address: one process owns the file, so memory is enough. */
+  private readonly streams = new Map<string, number>();
   private readonly sweeper: NodeJS.Timeout;
   private readonly statements;
 
@@ -226,6 +228,20 @@ export class SqliteStore implements Store {
   async subscribe(tableId: string, listener: EntryListener): Promise<() => void> {
     this.events.on(tableId, listener);
     return () => this.events.off(tableId, listener);
+  }
+
+  async holdStream(address: string, limit: number): Promise<(() => void) | undefined> {
+    const open = this.streams.get(address) ?? 0;
+    if (open >= limit) return undefined;
+    this.streams.set(address, open + 1);
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      const left = (this.streams.get(address) ?? 1) - 1;
+      if (left <= 0) this.streams.delete(address);
+      else this.streams.set(address, left);
+    };
   }
 
   async close(): Promise<void> {

@@ -152,23 +152,21 @@ export class SqliteStore implements Store {
     });
   }
 
-  /** Runs `work` in one write transaction (BEGIN IMMEDIATE), rolled back if it throws. */
+  /** Runs `work` in one write transaction (BEGIN IMMEDIATE), rolled back if it or the commit throws. */
   private immediate<T>(work: () => T): T {
     this.db.exec('BEGIN IMMEDIATE');
-    let result: T;
     try {
-      result = work();
-    } catch (error) {
-      this.db.exec('ROLLBACK');
-      throw error;
-    }
-    try {
+      const result = work();
       this.db.exec('COMMIT');
+      return result;
     } catch (error) {
-      this.db.exec('ROLLBACK');
+      try {
+        this.db.exec('ROLLBACK');
+      } catch {
+        // SQLite already rolled back (some errors end the transaction themselves): the original error tells why.
+      }
       throw error;
     }
-    return result;
   }
 
   private row(id: string, now: number): TableRow | undefined {

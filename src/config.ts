@@ -53,6 +53,12 @@ export interface Config {
   tableMaxEntries: number;
   tablesPerHour: number;
   sseConnectionsPerAddress: number;
+  /**
+   * Every REST answer is checked against its operation's output schema before it is sent (an
+   * answer outside it is a 500). On unless NODE_ENV=production: tests and development check every
+   * answer; in production the check would cost more than the roll (docs/performance.md).
+   */
+  checkOutputs: boolean;
 }
 
 /** Default idle keep-alive: short, as nothing but a proxy gains from long-idle connections. */
@@ -271,6 +277,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     tableMaxEntries: e.TABLE_MAX_ENTRIES,
     tablesPerHour: e.TABLES_PER_HOUR,
     sseConnectionsPerAddress: e.SSE_CONNECTIONS_PER_ADDRESS,
+    checkOutputs: env.NODE_ENV !== 'production',
   };
 }
 

@@ -220,6 +220,8 @@ const EnvSchema = z.object({
   TABLE_RETENTION_DAYS: integer('TABLE_RETENTION_DAYS', 1, 3650, LIMITS.tableRetentionDays),
   TABLE_MAX_ENTRIES: integer('TABLE_MAX_ENTRIES', 1, 1_000_000, LIMITS.tableMaxEntries),
   TABLES_PER_HOUR: integer('TABLES_PER_HOUR', 1, 1_000_000, LIMITS.tablesPerHour),
+  // Any value; only `production` changes anything (checkOutputs).
+  NODE_ENV: z.string().optional(),
   SSE_CONNECTIONS_PER_ADDRESS: integer(
     'SSE_CONNECTIONS_PER_ADDRESS',
     1,
@@ -277,7 +279,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     tableMaxEntries: e.TABLE_MAX_ENTRIES,
     tablesPerHour: e.TABLES_PER_HOUR,
     sseConnectionsPerAddress: e.SSE_CONNECTIONS_PER_ADDRESS,
-    checkOutputs: env.NODE_ENV !== 'production',
+    checkOutputs: e.NODE_ENV !== 'production',
   };
 }
 

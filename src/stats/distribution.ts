@@ -4,7 +4,7 @@
 // Pure: no HTTP, no tRPC, no worker; src/stats/pool.ts runs it off the event loop.
 
 import { RequestError } from '../errors.js';
-import type { DiceModifier, FormulaNode } from '../formula/ast.js';
+import type { DiceModifier, ExpressionNode, FormulaNode, GroupModifier } from '../formula/ast.js';
 import { parseFormula, parseFragment } from '../formula/parse.js';
 import { LIMITS } from '../limits.js';
 import { type GroupPlan, KeepRule, type PreparedRoll, prepareRoll } from '../roll/prepare.js';
@@ -20,6 +20,7 @@ import {
 } from './die.js';
 import { notYetSupported, TooComplexError } from './errors.js';
 import { bitLength, fraction, gcd, ratioToNumber } from './exact.js';
+import { type ExpressionPlan, planExpression, type TermEngine, totalDistribution } from './expression.js';
 import { keepDistribution } from './keep.js';
 import { multiply, power, total } from './poly.js';
 
@@ -148,6 +149,8 @@ const KNOWN_PREPARED_FIELDS = new Set([
   'tag',
   'diceCount',
   'deprecations',
+  // Formulas with arithmetic or groups: src/stats/expression.ts evaluates the tree.
+  'arithmetic',
 ]);
 
 /**
@@ -159,10 +162,17 @@ export function distribution(request: StatsRequest, options?: StatsOptions): Sta
   const plan = planDistribution(request, options);
   const { prepared, groups, depth } = plan;
   const base = { formula: prepared.formula, advantageState: prepared.advantageState };
+  const exploding = groups.some((g) => g.die.explode !== 0 && g.kept > 0);
+  if (prepared.arithmetic !== undefined) {
+    const totals = totalDistribution(prepared.arithmetic, termEngine(groups, depth));
+    return {
+      ...base,
+      ...describeTotals(totals, exploding && totals.tail > 0n ? depth : undefined),
+    };
+  }
   if (plan.summaryOnly) return { ...base, ...summary(groups, prepared.modifier) };
   let result: Distribution = { min: prepared.modifier, step: 1, counts: [1n], tail: 0n, denominator: 1n };
   for (const group of groups) result = add(result, groupDistribution(group, depth));
-  const exploding = groups.some((g) => g.die.explode !== 0 && g.kept > 0);
   return { ...base, ...describe(result, exploding && result.tail > 0n ? depth : undefined) };
 }
 
@@ -180,6 +190,8 @@ interface Plan {
   groups: GroupModel[];
   depth: number;
   summaryOnly: boolean;
+  /** For a formula with arithmetic or groups: its estimate (src/stats/expression.ts). */
+  expression?: ExpressionPlan;
 }
 
 function planDistribution(request: StatsRequest, options?: StatsOptions): Plan {
@@ -189,6 +201,15 @@ function planDistribution(request: StatsRequest, options?: StatsOptions): Plan {
   const depth = request.depth ?? autoDepth(groups);
   if (!Number.isInteger(depth) || depth < 0 || depth > LIMITS.explodeCap) {
     throw new RequestError(`depth must be an integer from 0 to ${LIMITS.explodeCap}.`);
+  }
+  if (prepared.arithmetic !== undefined) {
+    const expression = planExpression(
+      prepared.arithmetic,
+      termEngine(groups, depth),
+      options?.costBudget ?? LIMITS.statsCostBudget,
+      options?.outcomesMax ?? LIMITS.statsOutcomesMax,
+    );
+    return { prepared, groups, depth, summaryOnly: false, expression };
   }
   if (listedSupport(groups, depth) > (options?.outcomesMax ?? LIMITS.statsOutcomesMax)) {
     if (groups.some((g) => g.kept !== 0 && g.kept !== g.count)) {
@@ -261,6 +282,14 @@ export function checkFormulaNode(node: FormulaNode, item: string): void {
           }
         }
         break;
+      case 'sum':
+      case 'product':
+      case 'power':
+      case 'negate':
+      case 'call':
+      case 'group':
+        checkExpressionNode(term, item);
+        break;
       default:
         throw notYetSupported(
           `A term of kind ${safeName((term as { kind: unknown }).kind)}`,
@@ -270,6 +299,81 @@ export function checkFormulaNode(node: FormulaNode, item: string): void {
     }
   }
 }
+
+/**
+ * The nodes of arithmetic and groups (src/stats/expression.ts computes them): each node's
+ * fields are checked as the terms' are, and every dice or number term inside is checked as a
+ * term of a formula.
+ */
+function checkExpressionNode(node: ExpressionNode, item: string): void {
+  if (node.kind === 'dice' || node.kind === 'flat') {
+    checkFormulaNode({ kind: 'formula', terms: [node], tag: null }, item);
+    return;
+  }
+  const fields = EXPRESSION_FIELDS[node.kind];
+  if (fields === undefined) {
+    throw notYetSupported(
+      `A term of kind ${safeName((node as { kind: unknown }).kind)}`,
+      item,
+      (node as { column?: number }).column,
+    );
+  }
+  checkFields(node, fields, `A ${node.kind} with`, item);
+  switch (node.kind) {
+    case 'sum':
+      for (const term of node.terms) checkExpressionNode(term, item);
+      return;
+    case 'product':
+      if (!['*', '/', '%'].includes(node.operator))
+        throw notYetSupported(`The operator ${safeName(node.operator)}`, item, node.column);
+      checkExpressionNode(node.left, item);
+      checkExpressionNode(node.right, item);
+      return;
+    case 'power':
+      checkExpressionNode(node.base, item);
+      checkExpressionNode(node.exponent, item);
+      return;
+    case 'negate':
+      checkExpressionNode(node.operand, item);
+      return;
+    case 'call':
+      if (!FUNCTIONS.has(node.name))
+        throw notYetSupported(`The function ${safeName(node.name)}`, item, node.column);
+      for (const argument of node.arguments) checkExpressionNode(argument, item);
+      return;
+    case 'group':
+      for (const modifier of node.modifiers) {
+        const known = GROUP_MODIFIER_FIELDS[modifier.kind];
+        if (known === undefined) {
+          throw notYetSupported(
+            `The group modifier ${safeName((modifier as { kind: unknown }).kind)}`,
+            item,
+            (modifier as { column?: number }).column,
+          );
+        }
+        checkFields(modifier, known, `The group modifier ${modifier.kind} with`, item);
+      }
+      for (const groupItem of node.items) checkExpressionNode(groupItem, item);
+      return;
+  }
+}
+
+const FUNCTIONS = new Set(['floor', 'ceil', 'round', 'abs', 'min', 'max']);
+const EXPRESSION_FIELDS: Partial<Record<ExpressionNode['kind'], ReadonlySet<string>>> = {
+  sum: new Set(['kind', 'terms', 'column']),
+  product: new Set(['kind', 'operator', 'left', 'right', 'column']),
+  power: new Set(['kind', 'base', 'exponent', 'column']),
+  negate: new Set(['kind', 'operand', 'column']),
+  call: new Set(['kind', 'name', 'arguments', 'column']),
+  // A label names a group in the response; it does not change the total.
+  group: new Set(['kind', 'items', 'modifiers', 'label', 'column']),
+};
+const GROUP_MODIFIER_FIELDS: Partial<Record<GroupModifier['kind'], ReadonlySet<string>>> = {
+  keep: new Set(['kind', 'mode', 'amount', 'column']),
+  drop: new Set(['kind', 'mode', 'amount', 'column']),
+  success: new Set(['kind', 'compare', 'column']),
+  failure: new Set(['kind', 'compare', 'column']),
+};
 
 const FORMULA_FIELDS = new Set(['kind', 'terms', 'tag']);
 const FLAT_FIELDS = new Set(['kind', 'sign', 'value', 'column']);
@@ -283,6 +387,10 @@ const DICE_FIELDS = new Set([
   'modifiers',
   'column',
   'sidesColumn',
+  // Computed counts and sides (`(4-2)d10`, `3d(2*6)`): constants the parser evaluated into
+  // count and sides, which the engine reads.
+  'countExpression',
+  'sidesExpression',
   // A label names a term in the response; it does not change the total.
   'label',
 ]);
@@ -326,6 +434,26 @@ const safeName = (kind: unknown): string =>
 function modelGroups(prepared: PreparedRoll): GroupModel[] {
   checkFields(prepared, KNOWN_PREPARED_FIELDS, "A roll's");
   return prepared.groups.map(modelGroup);
+}
+
+/** The per-term engine for src/stats/expression.ts: each dice term as this module computes it. */
+function termEngine(groups: readonly GroupModel[], depth: number): TermEngine {
+  return {
+    estimate(index) {
+      const g = groups[index]!;
+      if (g.kept === 0) return { low: 0, high: 0, size: 1, bits: 1, cost: 0 };
+      const span = dieSpan(g.die, depth);
+      const ends = [g.kept * g.factor, g.kept * (1 + span) * g.factor];
+      return {
+        low: Math.min(...ends),
+        high: Math.max(...ends),
+        size: g.kept * span + 1,
+        bits: g.count * dieBits(g.die, depth) + g.count + 8,
+        cost: estimateCost([g], depth),
+      };
+    },
+    distribution: (index) => groupDistribution(groups[index]!, depth),
+  };
 }
 
 function modelGroup(plan: GroupPlan): GroupModel {
@@ -558,6 +686,28 @@ function describe(
   d: Distribution,
   truncatedDepth: number | undefined,
 ): Omit<StatsResponse, 'formula' | 'advantageState'> {
+  const totals: bigint[] = [];
+  const counts: bigint[] = [];
+  for (let i = 0; i < d.counts.length; i++) {
+    if (d.counts[i] === 0n) continue;
+    totals.push(BigInt(d.min + i * d.step));
+    counts.push(d.counts[i]!);
+  }
+  return describeTotals({ totals, counts, tail: d.tail, denominator: d.denominator }, truncatedDepth);
+}
+
+/** Listed totals, ascending and distinct, with their positive counts over `denominator`. */
+interface Totals {
+  totals: readonly bigint[];
+  counts: readonly bigint[];
+  tail: bigint;
+  denominator: bigint;
+}
+
+function describeTotals(
+  d: Totals,
+  truncatedDepth: number | undefined,
+): Omit<StatsResponse, 'formula' | 'advantageState'> {
   const listedMass = d.denominator - d.tail;
   let sum = 0n;
   let sumSquares = 0n;
@@ -572,9 +722,9 @@ function describe(
   let countBytes = 0;
   for (let i = 0; i < d.counts.length; i++) {
     const count = d.counts[i]!;
-    if (count === 0n) continue;
-    const value = d.min + i * d.step;
-    const t = BigInt(value);
+    const t = d.totals[i]!;
+    // The roller's total is the nearest double too (exact up to 2^53).
+    const value = Number(t);
     sum += t * count;
     sumSquares += t * t * count;
     const atLeast = ratioToNumber(listedMass - below, d.denominator);

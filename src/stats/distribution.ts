@@ -265,6 +265,13 @@ function checkExpressionNode(node: ExpressionNode, item: string): void {
     );
   }
   checkFields(node, fields, `A ${node.kind} with`, item);
+  const lists =
+    { sum: ['terms'], call: ['arguments'], group: ['items', 'modifiers'] }[node.kind as string] ?? [];
+  for (const list of lists) {
+    if (!Array.isArray((node as unknown as Record<string, unknown>)[list])) {
+      throw notYetSupported(`A ${node.kind} without ${list}`, item, node.column);
+    }
+  }
   switch (node.kind) {
     case 'sum':
       for (const term of node.terms) checkExpressionNode(term, item);

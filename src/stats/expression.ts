@@ -62,7 +62,7 @@ export interface TermEngine {
     | undefined;
 }
 
-/** Exact values, ascending and distinct, with positive counts over `denominator`. */
+/** Exact values, distinct (in no particular order), with positive counts over `denominator`. */
 export interface ValueDistribution {
   values: Rational[];
   counts: bigint[];
@@ -88,8 +88,11 @@ interface Estimate {
   cost: number;
 }
 
-/** The cost of one combination of two values (exact rational arithmetic, a map entry). */
-const PAIR_COST = 1500;
+/**
+ * The cost of one combination of two values (exact rational arithmetic, a map entry), in the
+ * budget's unit (a 64-bit word operation of src/stats/term.ts): measured at about 5000 of them.
+ */
+const PAIR_COST = 5000;
 const words = (bits: number): number => bits / 64 + 1;
 const pairCost = (a: Estimate, b: Estimate): number => PAIR_COST + words(a.bits) * words(b.bits);
 
@@ -359,14 +362,20 @@ class Estimator {
   /** The cost of the keep/drop walk over items (see selectItems). */
   private select(items: Estimate[], selection: Selection, low: number, high: number, grid: number): Estimate {
     const n = items.length;
+    // Distinct values over all items: at most their sizes added, or the grid points between the bounds.
     let union = 0;
     let bits = 0;
     let cost = 0;
+    let itemGrid = 1;
     for (const item of items) {
       union += item.size;
       bits += item.bits;
       cost += item.cost;
+      itemGrid = lcm(itemGrid, item.grid);
     }
+    const lows = Math.min(...items.map((item) => item.low));
+    const highs = Math.max(...items.map((item) => item.high));
+    union = sizeWithin(lows, highs, itemGrid, union);
     const tuple = Math.min(selection.kept, n - selection.kept);
     const accumulated = selection.kept <= n - selection.kept ? 1 : sizeWithin(low, high, grid, Infinity);
     let states = 1;
@@ -377,7 +386,7 @@ class Estimator {
         combinations(union + length - 1, length) * Math.min(accumulated, 1 + i * union),
         1e300,
       );
-      walk += states * items[i]!.size * (PAIR_COST + length * 50 + words(bits) ** 2);
+      walk += states * items[i]!.size * (1.5 * PAIR_COST + length * 200 + words(bits) ** 2);
     }
     const size = sizeWithin(low, high, grid, states);
     return { low, high, grid, size, bits, cost: cost + walk };
@@ -457,7 +466,7 @@ export function totalDistribution(
   arithmetic: Arithmetic,
   engine: TermEngine,
 ): { totals: bigint[]; counts: bigint[]; tail: bigint; denominator: bigint } {
-  const floored = unary(expressionDistribution(arithmetic, engine), (v) => v.floor());
+  const floored = ascending(unary(expressionDistribution(arithmetic, engine), (v) => v.floor()));
   return {
     totals: floored.values.map((v) => v.numerator),
     counts: floored.counts,
@@ -563,21 +572,65 @@ const listed = (d: ValueDistribution): bigint => d.denominator - d.tail;
 
 /** Counts accumulated by exact value, then sorted. */
 class Accumulator {
-  private readonly entries = new Map<string, { value: Rational; count: bigint }>();
+  /**
+   * By the value's nearest double (equal fractions, always reduced, have the same one); the few
+   * distinct fractions sharing a double are told apart exactly within their entry.
+   */
+  private readonly entries = new Map<number, Entry>();
 
   add(value: Rational, count: bigint): void {
-    const key = value.isInteger() ? value.numerator.toString() : value.toString();
-    const entry = this.entries.get(key);
-    if (entry === undefined) this.entries.set(key, { value, count });
-    else entry.count += count;
+    const key = value.toNumber();
+    let entry = this.entries.get(key);
+    if (entry === undefined) {
+      this.entries.set(key, { value, count, next: undefined });
+      return;
+    }
+    for (;;) {
+      if (entry.value.numerator === value.numerator && entry.value.denominator === value.denominator) {
+        entry.count += count;
+        return;
+      }
+      if (entry.next === undefined) {
+        entry.next = { value, count, next: undefined };
+        return;
+      }
+      entry = entry.next;
+    }
   }
 
   finish(tail: bigint, denominator: bigint): ValueDistribution {
-    const sorted = [...this.entries.values()]
-      .filter((e) => e.count !== 0n)
-      .sort((a, b) => a.value.compare(b.value));
-    return { values: sorted.map((e) => e.value), counts: sorted.map((e) => e.count), tail, denominator };
+    const values: Rational[] = [];
+    const counts: bigint[] = [];
+    for (const first of this.entries.values()) {
+      for (let e: Entry | undefined = first; e !== undefined; e = e.next) {
+        if (e.count === 0n) continue;
+        values.push(e.value);
+        counts.push(e.count);
+      }
+    }
+    return { values, counts, tail, denominator };
   }
+}
+
+interface Entry {
+  value: Rational;
+  count: bigint;
+  next: Entry | undefined;
+}
+
+/** The same distribution with its values ascending. */
+function ascending(d: ValueDistribution): ValueDistribution {
+  // Ordered by the nearest doubles where they are clearly apart, exactly where they are close.
+  const near = d.values.map((v) => v.toNumber());
+  const order = d.values.map((_, i) => i);
+  order.sort((i, j) => {
+    const x = near[i]!;
+    const y = near[j]!;
+    return Math.abs(x - y) > 1e-9 * Math.max(Math.abs(x), Math.abs(y))
+      ? x - y
+      : d.values[i]!.compare(d.values[j]!);
+  });
+  return { ...d, values: order.map((i) => d.values[i]!), counts: order.map((i) => d.counts[i]!) };
 }
 
 /** The joint of two independent distributions: the denominators multiply, and the listed masses. */
@@ -626,10 +679,10 @@ function add(a: ValueDistribution, b: ValueDistribution): ValueDistribution {
     return g;
   };
   const step = gcd(stepOf(a), stepOf(b));
-  const lowA = a.values[0]!.numerator;
-  const lowB = b.values[0]!.numerator;
-  const slotsA = (a.values.at(-1)!.numerator - lowA) / step + 1n;
-  const slotsB = (b.values.at(-1)!.numerator - lowB) / step + 1n;
+  const [lowA, highA] = integerBounds(a);
+  const [lowB, highB] = integerBounds(b);
+  const slotsA = (highA - lowA) / step + 1n;
+  const slotsB = (highB - lowB) / step + 1n;
   const dense = slotsA + slotsB <= 4n * BigInt(a.values.length + b.values.length) + 64n;
   if (!dense) return pairwise(a, b, (x, y) => x.add(y));
   const spread = (d: ValueDistribution, low: bigint, slots: bigint): bigint[] => {
@@ -650,8 +703,20 @@ function add(a: ValueDistribution, b: ValueDistribution): ValueDistribution {
   return { values, counts, ...jointMass(a, b) };
 }
 
+function integerBounds(d: ValueDistribution): [bigint, bigint] {
+  let low = d.values[0]!.numerator;
+  let high = low;
+  for (const v of d.values) {
+    if (v.numerator < low) low = v.numerator;
+    if (v.numerator > high) high = v.numerator;
+  }
+  return [low, high];
+}
+
 /** max(X, Y) of independent X and Y: P(max <= t) = P(X <= t) P(Y <= t), over the listed mass. */
-function maximum(a: ValueDistribution, b: ValueDistribution): ValueDistribution {
+function maximum(unorderedA: ValueDistribution, unorderedB: ValueDistribution): ValueDistribution {
+  const a = ascending(unorderedA);
+  const b = ascending(unorderedB);
   const values: Rational[] = [];
   const counts: bigint[] = [];
   let i = 0;
@@ -698,7 +763,7 @@ function selectItems(items: ValueDistribution[], selection: Selection): ValueDis
   // Every value any item can take, ranked by how keepable it is (0: kept first).
   const union = new Accumulator();
   for (const item of items) for (const value of item.values) union.add(value, 1n);
-  const ranked = union.finish(0n, 1n).values;
+  const ranked = ascending(union.finish(0n, 1n)).values;
   if (selection.high) ranked.reverse();
   const rank = new Map<string, number>(ranked.map((v, r) => [v.toString(), r]));
   const scores = ranked.map(score);

@@ -249,8 +249,22 @@ describe('constructs the engine does not know are refused, never guessed at', ()
     ],
     [
       'a term',
+      { kind: 'formula', terms: [{ kind: 'matrix', column: 2 }], tag: null },
+      /A term of kind matrix is not yet supported/,
+    ],
+    [
+      'a malformed group',
       { kind: 'formula', terms: [{ kind: 'group', column: 2 }], tag: null },
-      /A term of kind group is not yet supported/,
+      /column 2: A group without items is not yet supported/,
+    ],
+    [
+      'an operator',
+      {
+        kind: 'formula',
+        terms: [{ kind: 'product', operator: '&', left: {}, right: {}, column: 3 }],
+        tag: null,
+      },
+      /column 3: The operator \(unnamed\) is not yet supported/,
     ],
     [
       'a formula shape',

@@ -5,7 +5,7 @@
 
 import { RequestError } from '../errors.js';
 import type { DiceModifier, FormulaNode } from '../formula/ast.js';
-import { parseFormula, parseFragment } from '../formula/parse.js';
+import { isPool, parseFormula, parseFragment } from '../formula/parse.js';
 import { LIMITS } from '../limits.js';
 import { type GroupPlan, type PreparedRoll, prepareRoll } from '../roll/prepare.js';
 import type { AdvantageState, RollRequest } from '../roll/types.js';
@@ -20,6 +20,7 @@ import {
   formatCost,
   listedSupport,
   lowest,
+  poolDistribution,
   safeName,
   type TermDistribution,
   termDistribution,
@@ -93,6 +94,8 @@ const KNOWN_PREPARED_FIELDS = new Set([
   'tag',
   'diceCount',
   'deprecations',
+  // Present for pool groups; checkSupported admits no other arithmetic, so the total is their sum.
+  'arithmetic',
 ]);
 
 /**
@@ -106,7 +109,17 @@ export function distribution(request: StatsRequest, options?: StatsOptions): Sta
   const base = { formula: prepared.formula, advantageState: prepared.advantageState };
   if (plan.summaryOnly) return { ...base, ...summary(groups, prepared.modifier) };
   let result: TermDistribution = { min: prepared.modifier, step: 1, counts: [1n], tail: 0n, denominator: 1n };
-  for (const group of groups) result = addDistributions(result, termDistribution(group, depth));
+  for (let g = 0; g < groups.length; g++) {
+    const group = groups[g]!;
+    if (group.pool === undefined) {
+      result = addDistributions(result, termDistribution(group, depth));
+    } else {
+      // A pool group's terms are kept together (they are consecutive in written order).
+      const members = groups.slice(g, g + group.pool.size);
+      result = addDistributions(result, poolDistribution(members, group.pool, depth));
+      g += group.pool.size - 1;
+    }
+  }
   const exploding = groups.some(termExplodes);
   return { ...base, ...describe(result, exploding && result.tail > 0n ? depth : undefined) };
 }
@@ -190,6 +203,12 @@ export function checkFormulaNode(node: FormulaNode, item: string): void {
             case 'explode':
             case 'reroll':
             case 'multiply':
+            case 'clamp':
+            case 'success':
+            case 'failure':
+            case 'critical':
+            case 'unique':
+            case 'match':
               checkFields(
                 modifier,
                 MODIFIER_FIELDS[modifier.kind] ?? new Set<string>(),
@@ -205,6 +224,12 @@ export function checkFormulaNode(node: FormulaNode, item: string): void {
               );
           }
         }
+        break;
+      case 'group':
+        // A pool group (`{4d6+3d8}kh3`): its keep/drop and counting act on every die inside.
+        if (!isPool(term)) throw notYetSupported('A group of several items', item, term.column);
+        checkFields(term, GROUP_FIELDS, 'A pool group with', item);
+        checkFormulaNode({ kind: 'formula', terms: term.items[0]!.terms, tag: null }, item);
         break;
       default:
         throw notYetSupported(
@@ -228,6 +253,9 @@ const DICE_FIELDS = new Set([
   'modifiers',
   'column',
   'sidesColumn',
+  // Fate and custom dice: their faces are modelled die by die.
+  'faces',
+  'fate',
   // A label names a term in the response; it does not change the total.
   'label',
 ]);
@@ -235,10 +263,19 @@ const MODIFIER_FIELDS: Partial<Record<DiceModifier['kind'], ReadonlySet<string>>
   keep: new Set(['kind', 'mode', 'amount', 'column']),
   drop: new Set(['kind', 'mode', 'amount', 'column']),
   advantage: new Set(['kind', 'mode', 'column']),
-  explode: new Set(['kind', 'penetrate', 'column']),
+  explode: new Set(['kind', 'penetrate', 'compound', 'compare', 'column']),
   reroll: new Set(['kind', 'once', 'compare', 'column']),
   multiply: new Set(['kind', 'factor', 'column']),
+  clamp: new Set(['kind', 'bound', 'value', 'column']),
+  success: new Set(['kind', 'compare', 'column']),
+  failure: new Set(['kind', 'compare', 'column']),
+  // Crit ranges only set the naturals the response shows, never the total.
+  critical: new Set(['kind', 'range', 'compare', 'column']),
+  // Refused with their reason when the term is modelled (src/stats/term.ts).
+  unique: new Set(['kind', 'once', 'compare', 'column']),
+  match: new Set(['kind', 'total', 'amount', 'column']),
 };
+const GROUP_FIELDS = new Set(['kind', 'items', 'modifiers', 'column', 'label']);
 
 function checkGroups(prepared: PreparedRoll): readonly GroupPlan[] {
   checkFields(prepared, KNOWN_PREPARED_FIELDS, "A roll's");

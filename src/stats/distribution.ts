@@ -21,6 +21,7 @@ import {
   formatCost,
   listedSupport,
   lowest,
+  poolDistribution,
   safeName,
   type TermDistribution,
   termBounds,
@@ -212,6 +213,12 @@ export function checkFormulaNode(node: FormulaNode, item: string): void {
             case 'explode':
             case 'reroll':
             case 'multiply':
+            case 'clamp':
+            case 'success':
+            case 'failure':
+            case 'critical':
+            case 'unique':
+            case 'match':
               checkFields(
                 modifier,
                 MODIFIER_FIELDS[modifier.kind] ?? new Set<string>(),
@@ -344,6 +351,9 @@ const DICE_FIELDS = new Set([
   // count and sides, which the engine reads.
   'countExpression',
   'sidesExpression',
+  // Fate and custom dice: their faces are modelled die by die.
+  'faces',
+  'fate',
   // A label names a term in the response; it does not change the total.
   'label',
 ]);
@@ -351,19 +361,37 @@ const MODIFIER_FIELDS: Partial<Record<DiceModifier['kind'], ReadonlySet<string>>
   keep: new Set(['kind', 'mode', 'amount', 'column']),
   drop: new Set(['kind', 'mode', 'amount', 'column']),
   advantage: new Set(['kind', 'mode', 'column']),
-  explode: new Set(['kind', 'penetrate', 'column']),
+  explode: new Set(['kind', 'penetrate', 'compound', 'compare', 'column']),
   reroll: new Set(['kind', 'once', 'compare', 'column']),
   multiply: new Set(['kind', 'factor', 'column']),
+  clamp: new Set(['kind', 'bound', 'value', 'column']),
+  success: new Set(['kind', 'compare', 'column']),
+  failure: new Set(['kind', 'compare', 'column']),
+  // Crit ranges only set the naturals the response shows, never the total.
+  critical: new Set(['kind', 'range', 'compare', 'column']),
+  // Refused with their reason when the term is modelled (src/stats/term.ts).
+  unique: new Set(['kind', 'once', 'compare', 'column']),
+  match: new Set(['kind', 'total', 'amount', 'column']),
 };
 
 /** The per-term engine for src/stats/expression.ts: each dice term as src/stats/term.ts computes it. */
 function termEngine(groups: readonly GroupPlan[], depth: number): TermEngine {
   return {
     estimate: (index) => ({
-      ...termBounds(groups[index]!, depth),
+      ...termBounds([groups[index]!], depth),
       cost: estimateCost([groups[index]!], depth),
     }),
     distribution: (index) => termDistribution(groups[index]!, depth),
+    pool: {
+      estimate: (first, size) => {
+        const members = groups.slice(first, first + size);
+        return { ...termBounds(members, depth), cost: estimateCost(members, depth) };
+      },
+      distribution: (first, size) => {
+        const members = groups.slice(first, first + size);
+        return poolDistribution(members, members[0]!.pool!, depth);
+      },
+    },
   };
 }
 

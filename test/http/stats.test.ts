@@ -127,3 +127,27 @@ describe('off the event loop', () => {
     expect(order).toEqual(['roll 200', 'stats 200']);
   });
 });
+
+describe('arithmetic and groups over HTTP (docs/stats.md)', () => {
+  it('GET and POST answer formulas with arithmetic, groups and arithmetic bonuses exactly', async () => {
+    const get = await app.inject({ method: 'GET', url: '/v1/stats?formula=(1d8%2B4)*2' });
+    expect(get.statusCode).toBe(200);
+    expect(get.json()).toEqual(distribution({ formula: '(1d8+4)*2' }));
+    expect(get.json().outcomes.map((o: { total: number }) => o.total)).toEqual([
+      10, 12, 14, 16, 18, 20, 22, 24,
+    ]);
+    const request = { formula: '{1d20+5, 1d20+3}kh1', bonuses: [1, '1d4/2'] };
+    const post = await app.inject({ method: 'POST', url: '/v1/stats', payload: request });
+    expect(post.statusCode).toBe(200);
+    expect(post.json()).toEqual(distribution(request));
+    expect(post.json().denominator).toBe('1600');
+  });
+
+  it('an expression over the budget is too_complex before any work', async () => {
+    const response = await app.inject({
+      method: 'GET',
+      url: `/v1/stats?formula=${encodeURIComponent('(1d1000)*(1d1000)*(1d1000)')}`,
+    });
+    expect(expectError(response, 400, 'too_complex')).toMatch(/units of work/);
+  });
+});

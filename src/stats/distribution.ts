@@ -227,7 +227,9 @@ export function checkFormulaNode(node: FormulaNode, item: string): void {
         break;
       case 'group':
         // A pool group (`{4d6+3d8}kh3`): its keep/drop and counting act on every die inside.
-        if (!isPool(term)) throw notYetSupported('A group of several items', item, term.column);
+        if (!Array.isArray((term as { items?: unknown }).items) || !isPool(term)) {
+          throw notYetSupported('A group of several items', item, term.column);
+        }
         checkFields(term, GROUP_FIELDS, 'A pool group with', item);
         checkFormulaNode({ kind: 'formula', terms: term.items[0]!.terms, tag: null }, item);
         break;

@@ -13,30 +13,32 @@ describe('Part C forms in /v1/stats', () => {
     });
   });
 
-  it.each([
-    '4d10dh1dl2',
-    '1d6r<>6',
-    '6d10<>1',
-    '2d6!<>4',
-    '2d6!!p',
-    '4d6u',
-    '4d6uo<3',
-    '20d6m',
-    '20d6mt',
-    '1d6^2',
-    '1d6**2',
-    '1d20%7',
-    '2d10/d20',
-    '(4-2)d10',
-    '3d(2*6)',
-  ])('%s is refused as not yet supported', (formula) => {
-    let error: unknown;
-    try {
-      distribution({ formula });
-    } catch (caught) {
-      error = caught;
-    }
-    expect(error).toBeInstanceOf(FormulaError);
-    expect((error as FormulaError).message).toMatch(/not yet supported by \/v1\/stats/);
+  it.each(['4d10dh1dl2', '1d6r<>6', '6d10<>1', '2d6!<>4', '2d6!!p'])('%s is answered exactly', (formula) => {
+    const d = distribution({ formula });
+    expect(d.listing).toBe('full');
+    const listed = d.outcomes.reduce((a, o) => a + BigInt(o.count!), 0n);
+    const [n, den] = (d.truncation?.tailExact ?? '0/1').split('/').map(BigInt) as [bigint, bigint];
+    // Listed counts and the tail make up the whole.
+    expect(listed * den + n * BigInt(d.denominator!)).toBe(BigInt(d.denominator!) * den);
   });
+
+  it.each(['4d6u', '4d6uo<3', '20d6m', '20d6mt'])('%s is refused with the reason', (formula) => {
+    expect(() => distribution({ formula })).toThrow(
+      /(Unique dice|Matching sets) .* are not computed by \/v1\/stats/,
+    );
+  });
+
+  it.each(['1d6^2', '1d6**2', '1d20%7', '2d10/d20', '(4-2)d10', '3d(2*6)'])(
+    '%s is refused as not yet supported',
+    (formula) => {
+      let error: unknown;
+      try {
+        distribution({ formula });
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).toBeInstanceOf(FormulaError);
+      expect((error as FormulaError).message).toMatch(/not yet supported by \/v1\/stats/);
+    },
+  );
 });

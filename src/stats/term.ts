@@ -624,21 +624,6 @@ function contributionCounts(g: GroupModel, depth: number): DieCounts {
   return { min, counts, tail: values.tail, denominator: values.denominator };
 }
 
-/** Whether every chain deeper than the listing ranks above every listed value (keep/drop may then list rolls that drop one). */
-function tailRanksAbove(g: GroupModel, die: DieCounts, depth: number): boolean {
-  if (die.tail === 0n) return true;
-  const d = g.general;
-  let minExploding = Number.POSITIVE_INFINITY;
-  let minAll = Number.POSITIVE_INFINITY;
-  for (let i = 0; i < d.sides; i++) {
-    minAll = Math.min(minAll, d.values[i]!);
-    if (d.explodes[i]) minExploding = Math.min(minExploding, d.values[i]!);
-  }
-  if (minExploding - d.penalty < 0) return false;
-  const deepest = minExploding + depth * (minExploding - d.penalty) + (minAll - d.penalty);
-  return deepest > die.min + die.counts.length - 1;
-}
-
 /** A term of any die of the second edition: a sum of its dice, or one keep/drop of them. */
 function generalDistribution(g: GroupModel, depth: number): TermDistribution {
   const { count, kept } = g;
@@ -653,7 +638,9 @@ function generalDistribution(g: GroupModel, depth: number): TermDistribution {
   }
   const die = valueCounts(g, depth);
   const denominator = die.denominator ** BigInt(count);
-  const { min, counts } = keepDistribution(die, count, kept, g.highest, tailRanksAbove(g, die, depth));
+  // Deep chains of these dice need not rank above the listed values (`!>=3`, clamps, negative
+  // faces): a roll with any die deeper than the depth is left to the tail, kept or dropped.
+  const { min, counts } = keepDistribution(die, count, kept, g.highest, false);
   return scaleDistribution(
     { min, step: 1, counts, tail: denominator - total(counts), denominator },
     g.factor,
@@ -687,7 +674,10 @@ function rankedOutcomes(
       const value = Math.round(key / width);
       const points = key - value * width;
       let at = outcomes.get(value);
-      if (at === undefined) outcomes.set(value, (at = new Map()));
+      if (at === undefined) {
+        at = new Map();
+        outcomes.set(value, at);
+      }
       at.set(points * factor, (at.get(points * factor) ?? 0n) + w);
     }
     return { outcomes, denominator: joint.denominator };

@@ -151,3 +151,33 @@ describe('arithmetic and groups over HTTP (docs/stats.md)', () => {
     expect(expectError(response, 400, 'too_complex')).toMatch(/units of work/);
   });
 });
+
+describe('every stats worker busy', () => {
+  it('a request past the full queue is 503 unavailable with retry-after, the others are answered', async () => {
+    const { StatsService } = await import('../../src/api/stats-service.js');
+    // One worker, one waiting computation: distinct heavy requests sent together overflow it.
+    const busy = await makeApp({}, { stats: new StatsService({ threads: 1, queueMax: 1 }) });
+    try {
+      const responses = await Promise.all(
+        [20, 21, 22, 23, 24, 25].map((depth) =>
+          busy.inject({
+            method: 'GET',
+            url: `/v1/stats?formula=${encodeURIComponent('6d10!kh3')}&depth=${depth}`,
+          }),
+        ),
+      );
+      const refused = responses.filter((r) => r.statusCode === 503);
+      expect(refused.length).toBeGreaterThan(0);
+      for (const response of refused) {
+        expectError(response, 503, 'unavailable');
+        expect(response.headers['retry-after']).toBe('1');
+        expect(response.json().error.message).toMatch(/stats worker is busy/);
+      }
+      const answered = responses.filter((r) => r.statusCode === 200);
+      expect(answered.length).toBeGreaterThan(0);
+      expect(answered.length + refused.length).toBe(responses.length);
+    } finally {
+      await busy.close();
+    }
+  }, 30_000);
+});

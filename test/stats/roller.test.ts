@@ -12,6 +12,14 @@ describe('the real roller against the exact distribution', () => {
     { formula: '6d6ro<3kl4x2' },
     { formula: '10d6dh3-1d4x3' },
     { formula: '1d20+3', advantage: 'disadvantage', bonuses: ['1d4!', 2] },
+    { formula: '6d10>=8f1' },
+    { formula: '5d10!>=9' },
+    { formula: '3d6!!' },
+    { formula: '4dF+2d6min3' },
+    { formula: '{4d6+3d8}kh3' },
+    { formula: '4d10dh1dl2' },
+    { formula: '4d10!>=9kh2>=8f1' },
+    { formula: '3d{1,1,2,3,5,8}!!p>=5' },
   ] satisfies RollRequest[])('$formula', (request) => {
     const { statistic, critical: limit, bins } = chiSquare(request);
     expect(bins).toBeGreaterThan(5);

@@ -87,6 +87,12 @@ describe('every operator, function and group form, exactly as the roller rolls i
     '(2d3kh1+1)*2',
     '(1d3ro1+1)/2',
     '(2d3dl1)%2',
+    // Second-edition terms inside arithmetic and groups, pool groups as operands.
+    '(dF+1)/2',
+    '{2d3>=2, 1d3}kh1',
+    '{2d2+1d3}kh2*2',
+    'max(1d{-1,0,3}, 1d2)',
+    '(2d3max2)^2%3',
   ])('%s', (formula) => {
     expectExact({ formula });
   });
@@ -117,7 +123,25 @@ function generator(seed: number) {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
   const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!;
-  const atoms = ['1d2', '1d3', 'd3', '2d2', '1d4', '1d2!', '2d3kh1', '1d3ro1', '(3-2)d3', '1d(1+1)'];
+  const atoms = [
+    '1d2',
+    '1d3',
+    'd3',
+    '2d2',
+    '1d4',
+    '1d2!',
+    '2d3kh1',
+    '1d3ro1',
+    '(3-2)d3',
+    '1d(1+1)',
+    // Second-edition terms: Fate and custom faces, clamps, success counts, compounding, pools.
+    'dF',
+    '1d{0,2,2}',
+    '2d3min2',
+    '2d3>=2',
+    '1d3!!',
+    '{1d2+1d3}kh1',
+  ];
   const divisors = ['2', '3', '1d2', '1d3', '(1d2+1)', '(2-4)'];
   const numbers = ['1', '2', '3', '5'];
   const expression = (depth: number): string => {

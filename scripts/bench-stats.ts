@@ -19,6 +19,7 @@ export const STATS_TARGET_FORMULAS = [
   '2d20adv+5',
   '5d10!kh3',
   '8d6!',
+  '6d10>=8f1',
 ] as const;
 export const STATS_ABSOLUTE_FORMULAS = ['1000d6', '10d10!kh5', '1000d20kh3'] as const;
 export const STATS_TARGET_RATIO = 0.1;

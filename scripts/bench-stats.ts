@@ -19,6 +19,7 @@ export const STATS_TARGET_FORMULAS = [
   '2d20adv+5',
   '5d10!kh3',
   '8d6!',
+  '6d10>=8f1',
 ] as const;
 /** Formulas with arithmetic and groups (src/stats/expression.ts), against sampling as well. */
 export const STATS_EXPRESSION_FORMULAS = ['(1d8+4)*2', '{1d20+5,1d20+3}kh1', '2d10/d20'] as const;

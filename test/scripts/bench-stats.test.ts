@@ -25,7 +25,15 @@ describe('bench:stats', () => {
   });
 
   it('covers the formulas with a target and reports each verdict', () => {
-    expect(STATS_TARGET_FORMULAS).toEqual(['4d6kh3', '10d10kh3', '100d6', '2d20adv+5', '5d10!kh3', '8d6!']);
+    expect(STATS_TARGET_FORMULAS).toEqual([
+      '4d6kh3',
+      '10d10kh3',
+      '100d6',
+      '2d20adv+5',
+      '5d10!kh3',
+      '8d6!',
+      '6d10>=8f1',
+    ]);
     expect(STATS_EXPRESSION_FORMULAS).toEqual(['(1d8+4)*2', '{1d20+5,1d20+3}kh1', '2d10/d20']);
     const text = formatStatsBench(
       [statsRow('4d6kh3', [0.1], [40]), statsRow('8d6!', [8], [50]), statsRow('1000d6', [300], null)],

@@ -21,6 +21,7 @@ import type { PreparedRoll } from '../roll/prepare.js';
 import { notYetSupported, TooComplexError } from './errors.js';
 import { gcd } from './exact.js';
 import { multiply } from './poly.js';
+import { formatCost } from './term.js';
 
 export type Arithmetic = NonNullable<PreparedRoll['arithmetic']>;
 
@@ -135,10 +136,6 @@ export function planExpression(
     );
   }
   return { size, cost };
-}
-
-function formatCost(cost: number): string {
-  return cost.toExponential(1).replace('e+', 'e');
 }
 
 const pointEstimate = (value: number): Estimate => ({
@@ -341,7 +338,7 @@ class Estimator {
       low += item.low;
       high += item.high;
     }
-    if (selection.kept === items.length) return this.terms_(items);
+    if (selection.kept === items.length) return this.sumOf(items);
     const kept = selection.kept;
     const lows = items.map((i) => i.low).sort((x, y) => x - y);
     const highs = items.map((i) => i.high).sort((x, y) => y - x);
@@ -353,7 +350,7 @@ class Estimator {
     return this.select(items, selection, low, high, grid);
   }
 
-  private terms_(items: Estimate[]): Estimate {
+  private sumOf(items: Estimate[]): Estimate {
     let result = items[0]!;
     for (let i = 1; i < items.length; i++) result = this.add(result, items[i]!);
     return result;

@@ -110,6 +110,19 @@ describe('exhaustive enumeration of second-edition terms through the real roller
     }
   });
 
+  it('compounding on the top face keeps and drops as whole chains (a dropped deep die is listed)', () => {
+    for (const formula of ['2d3!!kh1', '3d3!!pkl2', '2d4!!dl1', '{2d3!!+1d4}kh1']) {
+      const anyDeep = formula.startsWith('{');
+      for (const depth of [1, 2]) {
+        try {
+          expectExactAs({ formula }, depth, anyDeep);
+        } catch (error) {
+          throw new Error(`${formula} depth ${depth}: ${(error as Error).message}`);
+        }
+      }
+    }
+  });
+
   it('depth 100 on a compare-point explosion is the whole distribution', () => {
     const d = distribution({ formula: '1d3!>=2', depth: 100 });
     expect(d.truncation).toBeNull();

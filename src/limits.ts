@@ -34,6 +34,11 @@ export const LIMITS = {
   ipv6PrefixLength: 64,
   /** Default wait for Redis before a starting server listens anyway, counting locally (REDIS_STARTUP_WAIT_MS). */
   redisStartupWaitMs: 2_000,
+  /**
+   * An address refused at twice its rate limit has each new connection held this long before its
+   * 429, until its window ends: it gets at most CONNECTIONS_PER_ADDRESS answers per hold.
+   */
+  blockedHoldMs: 1_000,
   /** Addresses the in-memory rate limit remembers (least recently seen forgotten first). */
   rateLimitAddresses: 100_000,
   /** Requests for the /docs assets per rate-limit window per address: a page load takes 4. */

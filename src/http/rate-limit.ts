@@ -8,7 +8,7 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { LIMITS } from '../limits.js';
-import type { ConnectionGuard } from './connections.js';
+import { addressKey, type ConnectionGuard } from './connections.js';
 import { rateLimitedError } from './errors.js';
 import { SharedRateLimit } from './rate-limit-store.js';
 
@@ -53,6 +53,8 @@ export async function registerRateLimit(
     ...(store === undefined ? {} : { store }),
     cache: LIMITS.rateLimitAddresses,
     ipv6Subnet: config.ipv6PrefixLength,
+    // The connection guard's key, IPv6 prefixes remembered rather than parsed on every request.
+    keyGenerator: (request) => addressKey(request.ip, config.ipv6PrefixLength),
     // The shared store answers from memory itself when Redis fails; should any store error still
     // escape, the request goes through uncounted rather than failing with a 500.
     skipOnError: true,

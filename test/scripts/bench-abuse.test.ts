@@ -19,6 +19,12 @@ describe('npm run bench:abuse -- --smoke', () => {
     expect(stdout).toMatch(/memory: the in-memory limiter holding 1000 IPv4 addresses: /);
     // The whole allowance of the costliest batch was answered, and measured.
     expect(stdout).toMatch(/its allowance: 60 answers, \d+ ms server CPU/);
-    expect(stdout).toMatch(/another address's \/v1\/health meanwhile \(\d+ requests\)/);
+    expect(stdout).toMatch(/the whole window \([\d.]+ s\): \d+ ms server CPU, [\d.]+ % of one core/);
+    // The other clients were answered before, during and after the attack.
+    for (const phase of ['before the attack', 'during its allowance', 'the whole attack', 'after the attack'])
+      expect(stdout).toMatch(new RegExp(`${phase}: [1-9]\\d* requests: median`));
+    // The second and third editions' costliest constructs are in the list, answered.
+    expect(stdout).toMatch(/GET 99d2u \(unique rerolls to the cap, about 9,800 throws\): 200, /);
+    expect(stdout).toMatch(/GET \{500d6\+500d8\}kh500 \(a pool of 1000 dice, keep\): 200, /);
   });
 });

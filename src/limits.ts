@@ -51,7 +51,7 @@ export const LIMITS = {
   /**
    * Default throws one request may make in total (THROWS_PER_REQUEST): every die thrown, rerolled-away
    * throws and explosion extras included, over all rolls of a batch. Bounds the work and the size
-   * of any one answer (about 45 bytes per throw: its entry in `results` and in `throws`); a plain roll of the full dice budget throws 1000.
+   * of any one answer (up to about 63 bytes per throw: its entry in `results` and in `throws`); a plain roll of the full dice budget throws 1000.
    */
   throwsPerRequest: 10_000,
   /** Custom dice `d{...}`: faces listed, and each face's absolute value. */

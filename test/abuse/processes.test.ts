@@ -4,7 +4,7 @@
 // Every loop is bounded in count and time; every socket is on 127.0.0.1.
 import { readdirSync, readlinkSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FORCED_EXIT_CODE } from '../../src/shutdown.js';
 import { type Answer, freePort, get, holdRoll } from '../support/http.js';
 import { describeWithRedis, type RedisServer, startRedis } from '../support/redis.js';
@@ -39,6 +39,11 @@ const settleWithin = (answer: Promise<Answer>, ms: number) =>
     ),
     sleep(ms).then(() => 'hung' as const),
   ]);
+
+// Each test starts a cluster and replaces workers in it: every process loads the whole service
+// (about a second of CPU), which a 2-core machine busy with a full test suite stretches to 10-20 s
+// of wall time apiece. Waits are on the processes' own log lines, bounded by this timeout.
+vi.setConfig({ testTimeout: 120_000 });
 
 let server: ServerProcess | undefined;
 let redis: RedisServer | undefined;

@@ -18,7 +18,7 @@ describe('npm run bench:abuse -- --smoke', () => {
     expect(stdout).toMatch(/GET 1000d4294967296r<4294967295 \(refused at the budget\): 400, /);
     expect(stdout).toMatch(/memory: the in-memory limiter holding 1000 IPv4 addresses: /);
     // The whole allowance of the costliest batch was answered, and measured.
-    expect(stdout).toMatch(/its allowance: 60 answers, \d+ ms server CPU/);
+    expect(stdout).toMatch(/its allowance: 60 answers in [\d.]+ s, \d+ ms server CPU/);
     expect(stdout).toMatch(/the whole window \([\d.]+ s\): \d+ ms server CPU, [\d.]+ % of one core/);
     // The other clients were answered before, during and after the attack.
     for (const phase of ['before the attack', 'during its allowance', 'the whole attack', 'after the attack'])

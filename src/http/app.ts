@@ -124,11 +124,12 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
   });
   const shared = await registerRateLimit(app, config, guard);
   // During a shutdown, past its grace, the process exits before starting another request's work;
-  // otherwise the request starts in its address's next turn (src/http/turns.ts).
+  // otherwise it starts when its address's turn comes (src/http/turns.ts).
   const takeTurn = fairTurns();
   app.addHook('preHandler', (request, _reply, done) => {
     exitIfPastGrace();
-    takeTurn(addressKey(request.ip, config.ipv6PrefixLength), () => {
+    const ip = request.ip;
+    takeTurn(ip.includes(':') ? addressKey(ip, config.ipv6PrefixLength) : ip, () => {
       exitIfPastGrace();
       done();
     });

@@ -1,25 +1,34 @@
 // `npm run bench:abuse`: what one address can cost the service at the default limits, whatever it
 // sends. Three parts, each bounded in count and time, every socket on 127.0.0.1:
-//   worst   the costliest requests in process: how long each blocks the event loop
-//   attack  `node dist/server.js` with the defaults; one address (127.0.0.1) sends the costliest
-//           batch over 16 connections: the server CPU and bytes its window's allowance costs, the
-//           CPU of the 429 flood that follows, and meanwhile the /v1/health latency another
-//           address (127.0.0.2) sees
+//   worst   the costliest requests in process: how long each blocks the event loop (CPU time of
+//           the process per request, and wall time)
 //   memory  the in-memory limiter holding LIMITS.rateLimitAddresses addresses
-// `--smoke` runs every part briefly (for the test that keeps this script working).
+//   attack  `node dist/server.js` with the defaults; for one whole rate-limit window one address
+//           (127.0.0.1) sends the costliest batch over 16 connections without pause: its
+//           allowance, then the 429s. The server's CPU over that window as a share of one core,
+//           and the /v1/health latency other addresses see every 50 ms, before, during and after
+//           the attack. With `taskset` and 2 cores the server runs on core 0, this process on 1.
+// `--smoke` runs every part briefly (for the test that keeps this script working); `--part`
+// runs one part.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { Worker } from 'node:worker_threads';
 import LocalStore from '@fastify/rate-limit/store/LocalStore.js';
 import { defaultConfig } from '../dist/config.js';
 import { buildApp } from '../dist/http/app.js';
 import { LIMITS } from '../dist/limits.js';
+import { corePinning, pinProcess } from './bench/cores.js';
 
-const { values: args } = parseArgs({ options: { smoke: { type: 'boolean', default: false } } });
+const { values: args } = parseArgs({
+  options: { smoke: { type: 'boolean', default: false }, part: { type: 'string' } },
+});
 const SMOKE = args.smoke === true;
+const runs = (part: string) => args.part === undefined || args.part === part;
 
 /** The costliest batch under the throws budget: 20 rolls of 4 dice rerolled to the cap (8,080 throws). */
 const WORST_BATCH = JSON.stringify({
@@ -44,6 +53,41 @@ const WORST_REQUESTS: { name: string; method: 'GET' | 'POST'; url: string; paylo
     payload: WORST_BATCH,
   },
   { name: 'GET 1000d2! (about 2,000 throws)', method: 'GET', url: '/v1/roll?formula=1000d2!' },
+  {
+    name: 'GET 99d2u (unique rerolls to the cap, about 9,800 throws)',
+    method: 'GET',
+    url: `/v1/roll?formula=${encodeURIComponent('99d2u')}`,
+  },
+  {
+    name: 'GET 1000d2u (refused at the budget)',
+    method: 'GET',
+    url: `/v1/roll?formula=${encodeURIComponent('1000d2u')}`,
+  },
+  {
+    name: 'GET 1000d4294967296u (1000 dice kept unique)',
+    method: 'GET',
+    url: `/v1/roll?formula=${encodeURIComponent('1000d4294967296u')}`,
+  },
+  {
+    name: 'GET 1000d6mt (matching sets on 1000 dice)',
+    method: 'GET',
+    url: `/v1/roll?formula=${encodeURIComponent('1000d6mt')}`,
+  },
+  {
+    name: 'GET 1000d6^4 (exact power of a 1000-dice sum)',
+    method: 'GET',
+    url: `/v1/roll?formula=${encodeURIComponent('1000d6^4')}`,
+  },
+  {
+    name: 'GET {500d6+500d8}kh500 (a pool of 1000 dice, keep)',
+    method: 'GET',
+    url: `/v1/roll?formula=${encodeURIComponent('{500d6+500d8}kh500')}`,
+  },
+  {
+    name: 'GET {500d2!+500d2!}kh500 (a pool of exploding dice, keep)',
+    method: 'GET',
+    url: `/v1/roll?formula=${encodeURIComponent('{500d2!+500d2!}kh500')}`,
+  },
   { name: 'GET 1000d6', method: 'GET', url: '/v1/roll?formula=1000d6' },
 ];
 
@@ -55,8 +99,10 @@ const ms = (value: number) => `${value.toFixed(1)} ms`;
 
 async function worst(): Promise<void> {
   const app = await buildApp(defaultConfig({ logLevel: 'silent', rateLimitMax: 1_000_000 }));
-  const runs = SMOKE ? 3 : 40;
-  console.log('worst: time per request in process (the event loop is blocked for about this long)');
+  const count = SMOKE ? 3 : 40;
+  console.log(
+    'worst: per request in process: CPU time (the work that blocks the event loop; other processes cannot stretch it) and wall time',
+  );
   for (const candidate of WORST_REQUESTS) {
     const inject = () =>
       app.inject({
@@ -67,19 +113,24 @@ async function worst(): Promise<void> {
           : { payload: candidate.payload, headers: { 'content-type': 'application/json' } }),
       });
     for (let i = 0; i < 3; i++) await inject();
-    const times: number[] = [];
+    const cpu: number[] = [];
+    const wall: number[] = [];
     let status = 0;
     let bytes = 0;
-    for (let i = 0; i < runs; i++) {
+    for (let i = 0; i < count; i++) {
       const started = performance.now();
+      const before = process.cpuUsage();
       const answer = await inject();
-      times.push(performance.now() - started);
+      const used = process.cpuUsage(before);
+      wall.push(performance.now() - started);
+      cpu.push((used.user + used.system) / 1000);
       status = answer.statusCode;
       bytes = answer.rawPayload.length;
     }
-    times.sort((a, b) => a - b);
+    cpu.sort((x, y) => x - y);
+    wall.sort((x, y) => x - y);
     console.log(
-      `  ${candidate.name}: ${status}, ${bytes} bytes, median ${ms(percentile(times, 50))}, p99 ${ms(percentile(times, 99))}, max ${ms(times.at(-1)!)}`,
+      `  ${candidate.name}: ${status}, ${bytes} bytes, CPU median ${ms(percentile(cpu, 50))}, p99 ${ms(percentile(cpu, 99))}; wall median ${ms(percentile(wall, 50))}, p99 ${ms(percentile(wall, 99))}`,
     );
   }
   await app.close();
@@ -142,8 +193,54 @@ function shoot(
   });
 }
 
+/**
+ * The other clients: a worker thread (its own event loop, so the attacker's traffic in this
+ * thread does not delay its clock) asking /v1/health every `everyMs` on a fresh connection, each
+ * time from the next of 200 loopback addresses (127.0.1.x), so that none reaches its own limit.
+ */
+const CHECKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { request } = require('node:http');
+const { port, everyMs } = workerData;
+let stopped = false;
+let n = 0;
+parentPort.on('message', () => { stopped = true; });
+const ask = () => new Promise((resolve) => {
+  const started = performance.now();
+  const req = request({ host: '127.0.0.1', port, localAddress: '127.0.1.' + (1 + (n++ % 200)), path: '/v1/health', agent: false });
+  req.setTimeout(15000, () => req.destroy());
+  req.on('response', (res) => { res.resume(); res.on('end', () => resolve({ at: Date.now(), ms: performance.now() - started, status: res.statusCode })); });
+  req.on('error', () => resolve({ at: Date.now(), ms: performance.now() - started, status: 0 }));
+  req.end();
+});
+(async () => {
+  let next = performance.now();
+  while (!stopped) {
+    parentPort.postMessage(await ask());
+    next += everyMs;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, next - performance.now())));
+  }
+  parentPort.postMessage('done');
+})();
+`;
+
+interface Sample {
+  at: number;
+  ms: number;
+  status: number;
+}
+
+const summary = (samples: Sample[]) => {
+  const sorted = samples.map((sample) => sample.ms).sort((a, b) => a - b);
+  const failed = samples.filter((sample) => sample.status !== 200).length;
+  return `${sorted.length} requests${failed > 0 ? ` (${failed} not 200)` : ''}: median ${ms(percentile(sorted, 50))}, p99 ${ms(percentile(sorted, 99))}, max ${ms(sorted.at(-1) ?? Number.NaN)}`;
+};
+
+const pause = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
+
 async function attack(): Promise<void> {
   const port = await freePort();
+  const pinning = corePinning();
   const server: ChildProcess = spawn(
     process.execPath,
     [fileURLToPath(new URL('../dist/server.js', import.meta.url))],
@@ -155,85 +252,105 @@ async function attack(): Promise<void> {
   try {
     for (let i = 0; i < 100; i++) {
       if ((await shoot(port, '127.0.0.2', 'GET', '/v1/health')).status === 200) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await pause(100);
     }
     const pid = server.pid!;
-    // The same checker with no attack: what the machine itself gives.
-    const baseline: number[] = [];
-    for (let i = 0; i < (SMOKE ? 3 : 15); i++) {
-      const started = performance.now();
-      await shoot(port, '127.0.0.2', 'GET', '/v1/health');
-      baseline.push(performance.now() - started);
-      await new Promise((resolve) => setTimeout(resolve, 200));
+    if (pinning !== undefined) {
+      pinProcess(pid, pinning.serverCore);
+      pinProcess(process.pid, pinning.loadCore);
     }
-    baseline.sort((a, b) => a - b);
-    const floodSeconds = SMOKE ? 1 : 10;
+    const quietSeconds = SMOKE ? 2 : 10;
+    const windowMs = SMOKE ? 3_000 : LIMITS.rateLimitWindowMs;
     const connections = 16;
-    const health: number[] = [];
-    let stop = false;
-    const checker = (async () => {
-      // Sequential, one request at a time, as a well-behaved client, with a pause that keeps it
-      // (baseline included) under its own limit of 60 per minute.
-      while (!stop) {
-        const started = performance.now();
-        const shot = await shoot(port, '127.0.0.2', 'GET', '/v1/health');
-        if (shot.status === 200 || shot.status === 429) health.push(performance.now() - started);
-        await new Promise((resolve) => setTimeout(resolve, 300));
-      }
-    })();
+    const samples: Sample[] = [];
+    const checker = new Worker(CHECKER, { eval: true, workerData: { port, everyMs: 50 } });
+    const checkerDone = new Promise<void>((resolve) =>
+      checker.on('message', (message: Sample | 'done') => {
+        if (message === 'done') resolve();
+        else samples.push(message);
+      }),
+    );
 
-    // Phase 1: the window's allowance of the costliest batch, as fast as 16 connections go.
+    // Before: the other clients alone.
+    const quietStart = Date.now();
+    const quietCpuBefore = cpuSeconds(pid);
+    await pause(quietSeconds * 1000);
+    const quietCpu = cpuSeconds(pid) - quietCpuBefore;
+    const quietEnd = Date.now();
+
+    // One window: the allowance of the costliest batch as fast as 16 connections go, then the
+    // same requests without pause until the window ends (every answer a 429).
+    const attackStart = Date.now();
+    const attackEnds = performance.now() + windowMs;
     const cpuBefore = cpuSeconds(pid);
     let allowed = 0;
     let bytes = 0;
-    let refused = 0;
+    let refusedAnswers = 0;
+    let refusedBytes = 0;
+    let allowanceEnd = 0;
+    let allowanceCpu = 0;
     await Promise.all(
       Array.from({ length: connections }, async () => {
-        while (allowed < LIMITS.rateLimitMax && refused === 0) {
+        // Until the window is over, and (on a slow machine) the allowance too, within a minute.
+        while (
+          performance.now() < attackEnds ||
+          (allowanceEnd === 0 && performance.now() < attackEnds + 60_000)
+        ) {
           const shot = await shoot(port, '127.0.0.1', 'POST', '/v1/roll/batch', WORST_BATCH);
           if (shot.status === 200) {
             allowed += 1;
             bytes += shot.bytes;
-          } else refused += 1;
+          } else {
+            if (allowanceEnd === 0) {
+              allowanceEnd = Date.now();
+              allowanceCpu = cpuSeconds(pid) - cpuBefore;
+            }
+            refusedAnswers += 1;
+            refusedBytes += shot.bytes;
+          }
         }
       }),
     );
-    const allowanceCpu = cpuSeconds(pid) - cpuBefore;
-    const windowSeconds = LIMITS.rateLimitWindowMs / 1000;
-    console.log(
-      `attack: one address, the costliest batch, ${connections} connections, default limits (${LIMITS.rateLimitMax} per ${windowSeconds} s)`,
-    );
-    console.log(
-      `  its allowance: ${allowed} answers, ${(allowanceCpu * 1000).toFixed(0)} ms server CPU, ${(bytes / 1e6).toFixed(2)} MB -> over the window ${((allowanceCpu / windowSeconds) * 100).toFixed(2)} % of one core, ${(bytes / windowSeconds / 1e3).toFixed(1)} kB/s`,
-    );
+    const attackEnd = Date.now();
+    if (allowanceEnd === 0) {
+      allowanceEnd = attackEnd;
+      allowanceCpu = cpuSeconds(pid) - cpuBefore;
+    }
+    const windowCpu = cpuSeconds(pid) - cpuBefore;
+    const windowSeconds = (attackEnd - attackStart) / 1000;
 
-    // Phase 2: the same address keeps hammering at its limit: every answer is a 429.
-    const floodStart = cpuSeconds(pid);
-    const floodEnds = performance.now() + floodSeconds * 1000;
-    let floodAnswers = 0;
-    let floodBytes = 0;
-    await Promise.all(
-      Array.from({ length: connections }, async () => {
-        while (performance.now() < floodEnds) {
-          const shot = await shoot(port, '127.0.0.1', 'POST', '/v1/roll/batch', WORST_BATCH);
-          floodAnswers += 1;
-          floodBytes += shot.bytes;
-        }
-      }),
-    );
-    const floodCpu = cpuSeconds(pid) - floodStart;
+    // After: the other clients alone again.
+    await pause(quietSeconds * 1000);
+    checker.postMessage('stop');
+    await checkerDone;
+    await checker.terminate();
+
+    const floodSeconds = (attackEnd - allowanceEnd) / 1000;
+    // The other clients' own requests cost the server something too: their rate when alone.
+    const checkerShare = quietCpu / ((quietEnd - quietStart) / 1000);
+    const share = windowCpu / windowSeconds;
     console.log(
-      `  then ${floodSeconds} s of 429s: ${floodAnswers} answers (${(floodAnswers / floodSeconds).toFixed(0)}/s), ${((floodCpu / floodSeconds) * 100).toFixed(1)} % of one core, ${(floodBytes / floodSeconds / 1e3).toFixed(1)} kB/s`,
-    );
-    stop = true;
-    await checker;
-    health.sort((a, b) => a - b);
-    console.log(
-      `  another address's /v1/health with no attack (${baseline.length} requests): median ${ms(percentile(baseline, 50))}, p99 ${ms(percentile(baseline, 99))}, max ${ms(baseline.at(-1) ?? Number.NaN)}`,
+      `attack: one address, the costliest batch, ${connections} connections without pause, for one window at the default limits (${LIMITS.rateLimitMax} per ${LIMITS.rateLimitWindowMs / 1000} s); pinning: ${pinning ? `server on core ${pinning.serverCore}, attacker and checker on core ${pinning.loadCore}` : 'none (needs taskset and 2 cores)'}; load average ${loadavg()
+        .map((value) => value.toFixed(1))
+        .join(' ')}`,
     );
     console.log(
-      `  another address's /v1/health meanwhile (${health.length} requests): median ${ms(percentile(health, 50))}, p99 ${ms(percentile(health, 99))}, max ${ms(health.at(-1) ?? Number.NaN)}`,
+      `  its allowance: ${allowed} answers in ${((allowanceEnd - attackStart) / 1000).toFixed(1)} s, ${(allowanceCpu * 1000).toFixed(0)} ms server CPU, ${(bytes / 1e6).toFixed(2)} MB`,
     );
+    console.log(
+      `  then ${floodSeconds.toFixed(1)} s of 429s: ${refusedAnswers} answers (${(refusedAnswers / floodSeconds).toFixed(1)}/s), ${(((windowCpu - allowanceCpu) / floodSeconds) * 100).toFixed(1)} % of one core`,
+    );
+    console.log(
+      `  the whole window (${windowSeconds.toFixed(1)} s): ${(windowCpu * 1000).toFixed(0)} ms server CPU, ${(share * 100).toFixed(1)} % of one core (${((share - checkerShare) * 100).toFixed(1)} % without the other clients' own ${(checkerShare * 100).toFixed(1)} %), ${((bytes + refusedBytes) / windowSeconds / 1e3).toFixed(1)} kB/s sent`,
+    );
+    const between = (from: number, to: number) =>
+      samples.filter((sample) => sample.at >= from && sample.at < to);
+    console.log(`  other addresses' /v1/health, one every 50 ms:`);
+    console.log(`    before the attack: ${summary(between(quietStart, quietEnd))}`);
+    console.log(`    during its allowance: ${summary(between(attackStart, allowanceEnd))}`);
+    console.log(`    during its 429s: ${summary(between(allowanceEnd, attackEnd))}`);
+    console.log(`    the whole attack: ${summary(between(attackStart, attackEnd))}`);
+    console.log(`    after the attack: ${summary(between(attackEnd, Number.POSITIVE_INFINITY))}`);
   } finally {
     server.kill('SIGKILL');
   }
@@ -257,6 +374,6 @@ function memory(): void {
   if (store === undefined) throw new Error('unreachable');
 }
 
-await worst();
-memory();
-await attack();
+if (runs('worst')) await worst();
+if (runs('memory')) memory();
+if (runs('attack')) await attack();

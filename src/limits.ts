@@ -34,6 +34,11 @@ export const LIMITS = {
   ipv6PrefixLength: 64,
   /** Default wait for Redis before a starting server listens anyway, counting locally (REDIS_STARTUP_WAIT_MS). */
   redisStartupWaitMs: 2_000,
+  /**
+   * An address refused at twice its rate limit has each new connection held this long before its
+   * 429, until its window ends: it gets at most CONNECTIONS_PER_ADDRESS answers per hold.
+   */
+  blockedHoldMs: 1_000,
   /** Addresses the in-memory rate limit remembers (least recently seen forgotten first). */
   rateLimitAddresses: 100_000,
   /** Requests for the /docs assets per rate-limit window per address: a page load takes 4. */
@@ -46,7 +51,7 @@ export const LIMITS = {
   /**
    * Default throws one request may make in total (THROWS_PER_REQUEST): every die thrown, rerolled-away
    * throws and explosion extras included, over all rolls of a batch. Bounds the work and the size
-   * of any one answer (about 45 bytes per throw: its entry in `results` and in `throws`); a plain roll of the full dice budget throws 1000.
+   * of any one answer (up to about 63 bytes per throw: its entry in `results` and in `throws`); a plain roll of the full dice budget throws 1000.
    */
   throwsPerRequest: 10_000,
   /** Custom dice `d{...}`: faces listed, and each face's absolute value. */

@@ -4,9 +4,7 @@ import cluster from 'node:cluster';
 import { pino } from 'pino';
 import { runPrimary } from './cluster.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
-import { buildApp } from './http/app.js';
 import { shutDownOnSignals } from './shutdown.js';
-import { Trust } from './trust/service.js';
 
 async function main(): Promise<void> {
   let config: Config;
@@ -25,6 +23,12 @@ async function main(): Promise<void> {
     });
     return;
   }
+  // Only a process that serves loads the application: the cluster primary starts its workers
+  // without paying for it, and a replacement worker is not kept waiting behind it.
+  const [{ buildApp }, { Trust }] = await Promise.all([
+    import('./http/app.js'),
+    import('./trust/service.js'),
+  ]);
   // The key and the store at start, not at the first receipt: a key file others can read, or a
   // DATA_DIR that cannot be written, stops start-up here with its reason.
   const log = pino({ level: config.logLevel });

@@ -2,7 +2,7 @@
 // dead worker replaced, and graceful shutdown under in-flight requests (single process and cluster).
 
 import { Redis } from 'ioredis';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { REDIS_CONNECTION_NAME, REDIS_KEY_PREFIX } from '../src/http/rate-limit-store.js';
 import { FORCED_EXIT_CODE } from '../src/shutdown.js';
 import { freePort, get, holdRoll, tryConnect } from './support/http.js';
@@ -14,6 +14,12 @@ import {
   startServer,
 } from './support/server-process.js';
 import { until } from './support/wait.js';
+
+// A test here starts up to four processes (the primary, two workers, a replacement), each loading
+// the whole service: about a second of CPU apiece, which on a 2-core machine busy with a full test
+// suite and more stretches to 10-20 s of wall time. Waits are on the processes' own log lines,
+// bounded by this timeout rather than by a poll count.
+vi.setConfig({ testTimeout: 120_000 });
 
 const RATE_LIMIT_KEY = `${REDIS_KEY_PREFIX}127.0.0.1`;
 
@@ -64,14 +70,14 @@ describeWithRedis('the server process with Redis', (executable) => {
   it('runs two workers on one port sharing the limit through Redis, and replaces a dead worker', async () => {
     const max = 10;
     const { port, server } = await setUp({ WORKERS: '2', RATE_LIMIT_MAX: String(max) });
-    await until(() => server.lines.filter(said('worker listening')).length === 2, 'two workers listening');
+    await server.waitForLines(said('worker listening'), 2, 'two workers listening');
     const workers = server.lines.filter(said('worker listening')).map((line) => line.worker);
     expect(new Set(workers).size).toBe(2);
     expect(workers).not.toContain(server.child.pid);
     expect(server.lines.filter((line) => line.port === port)).toHaveLength(2);
-    await until(
-      () =>
-        server.lines.filter(said('Redis connected: rate limits are shared by every instance')).length === 2,
+    await server.waitForLines(
+      said('Redis connected: rate limits are shared by every instance'),
+      2,
       'both workers on Redis',
     );
     // The two workers log from their own processes.
@@ -96,17 +102,11 @@ describeWithRedis('the server process with Redis', (executable) => {
 
     const victim = Number(workers[0]);
     process.kill(victim, 'SIGKILL');
-    await until(
-      () =>
-        server.lines.some(
-          (line) => line.msg === 'worker died: starting a replacement' && line.worker === victim,
-        ),
+    await server.waitForLine(
+      (line) => line.msg === 'worker died: starting a replacement' && line.worker === victim,
       'the replacement log line',
     );
-    await until(
-      () => server.lines.filter(said('worker listening')).length === 3,
-      'the replacement listening',
-    );
+    await server.waitForLines(said('worker listening'), 3, 'the replacement listening');
     const replacement = server.lines.filter(said('worker listening'))[2]?.worker;
     expect(workers).not.toContain(replacement);
     // Still served, still limited: the count lives in Redis, not in the worker that died.
@@ -120,11 +120,11 @@ describeWithRedis('the server process with Redis', (executable) => {
 
   it('cluster: SIGTERM lets in-flight requests finish with 200, refuses new connections, exits 0', async () => {
     const { port, server } = await setUp({ WORKERS: '2', SHUTDOWN_GRACE_MS: '10000' });
-    await until(() => server.lines.filter(said('worker listening')).length === 2, 'two workers listening');
+    await server.waitForLines(said('worker listening'), 2, 'two workers listening');
     // Until a worker has connected it counts locally, and the held requests would not show in Redis.
-    await until(
-      () =>
-        server.lines.filter(said('Redis connected: rate limits are shared by every instance')).length === 2,
+    await server.waitForLines(
+      said('Redis connected: rate limits are shared by every instance'),
+      2,
       'both workers on Redis',
     );
     const held = Array.from({ length: 4 }, () => holdRoll(port));

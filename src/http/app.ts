@@ -17,7 +17,7 @@ import type { RandomSource } from '../roll/types.js';
 import { exitIfPastGrace } from '../shutdown.js';
 import { Trust } from '../trust/service.js';
 import { PACKAGE_NAME, VERSION } from '../version.js';
-import { capConnections } from './connections.js';
+import { addressKey, capConnections } from './connections.js';
 import { docsPlugin } from './docs.js';
 import { answerClientError, needsLogging, replyWithError } from './errors.js';
 import { MCP_PATH, registerMcpRoute } from './mcp.js';
@@ -26,6 +26,7 @@ import { type BuiltPage, loadPage, registerPage } from './page.js';
 import { registerRateLimit } from './rate-limit.js';
 import { registerRestRoutes } from './routes.js';
 import { registerTableEvents } from './table-events.js';
+import { fairTurns } from './turns.js';
 
 /** Test-only ways in; nothing here is reachable over HTTP. */
 export interface AppSeams {
@@ -124,10 +125,16 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
       .send();
   });
   const shared = await registerRateLimit(app, config, guard);
-  // During a shutdown, past its grace, the process exits before starting another request's work.
-  app.addHook('preHandler', (_request, _reply, done) => {
+  // During a shutdown, past its grace, the process exits before starting another request's work;
+  // otherwise it starts when its address's turn comes (src/http/turns.ts).
+  const takeTurn = fairTurns();
+  app.addHook('preHandler', (request, _reply, done) => {
     exitIfPastGrace();
-    done();
+    const ip = request.ip;
+    takeTurn(ip.includes(':') ? addressKey(ip, config.ipv6PrefixLength) : ip, () => {
+      exitIfPastGrace();
+      done();
+    });
   });
   // Bodies are read as they arrive: a compressed one would only ever fail as bad JSON.
   const unsupportedEncoding = new RequestError(MESSAGES.unsupportedEncoding);

@@ -1,8 +1,10 @@
 // Connection caps: a client address (an IPv6 client: its prefix) may hold CONNECTIONS_PER_ADDRESS
 // sockets at once, and the process MAX_CONNECTIONS in total, so idle or stalled connections from
 // one address can never use up the file descriptors every other client needs. An address that has
-// spent its rate limit is answered 429 on connecting, until its window ends, without a request
-// being parsed: hammering at the limit costs the service as little as it can.
+// spent its rate limit and keeps asking is refused when it connects, until its window ends,
+// without a byte of its request being read or parsed: each such connection is held for
+// LIMITS.blockedHoldMs before its 429, so the address gets at most CONNECTIONS_PER_ADDRESS
+// answers per hold, however fast it reconnects (docs/operations.md#rate-limiting).
 import type { Server, Socket } from 'node:net';
 import { BlockList, isIPv6 } from 'node:net';
 import { normalizeIP } from '@fastify/rate-limit';
@@ -10,12 +12,26 @@ import type { TrustProxy } from '../config.js';
 import { DiceError, MESSAGES } from '../errors.js';
 import { LIMITS } from '../limits.js';
 
+/** IPv6 addresses whose key was computed lately (parsing one is costly), each with its key. */
+const ipv6Keys = new Map<string, string>();
+const IPV6_KEYS_REMEMBERED = 10_000;
+
 /**
  * The key an address is counted under, the rate limiter's own: an IPv4 address itself (an
  * IPv4-mapped IPv6 address as its IPv4 form), an IPv6 address as the start of its prefix.
  */
-export const addressKey = (address: string, prefixLength: number): string =>
-  normalizeIP(address, prefixLength);
+export function addressKey(address: string, prefixLength: number): string {
+  if (!address.includes(':')) return normalizeIP(address, prefixLength);
+  const cacheKey = `${prefixLength}/${address}`;
+  let key = ipv6Keys.get(cacheKey);
+  if (key === undefined) {
+    key = normalizeIP(address, prefixLength);
+    // Bounded: the oldest entry goes first.
+    if (ipv6Keys.size >= IPV6_KEYS_REMEMBERED) ipv6Keys.delete(ipv6Keys.keys().next().value as string);
+    ipv6Keys.set(cacheKey, key);
+  }
+  return key;
+}
 
 /**
  * Whether a socket's peer is a proxy TRUST_PROXY trusts: its connections carry many clients, so
@@ -84,9 +100,9 @@ export interface ConnectionGuard {
   /**
    * Records one 429 for `address` (a socket address, not one taken from X-Forwarded-For), whose
    * window ends at `untilMs` (Date.now() time). Once an address has been refused `limit` times in
-   * a window (it keeps asking at twice its limit), its new connections get the 429 at once, before
-   * any byte is parsed, until the window ends: that costs a fraction of a request through the
-   * app. Returns true from then on (the caller closes the connection after its 429).
+   * a window (it keeps asking at twice its limit), its new connections are held, then answered
+   * 429, before any byte is read, until the window ends. Returns true from then on (the caller
+   * closes the connection after its 429).
    */
   refused(address: string, untilMs: number, limit: number): boolean;
   /** Whether connections from `address` are counted and blocked (false for trusted proxies). */
@@ -95,8 +111,10 @@ export interface ConnectionGuard {
 
 /**
  * Caps `server`'s connections. Over the global cap node drops the socket unanswered (before any
- * byte is read); over an address's cap, or from an address blocked by the rate limit, the socket
- * gets one 429 `rate_limited` and is closed.
+ * byte is read); over an address's cap the socket gets one 429 `rate_limited` and is closed. A
+ * socket from an address blocked by the rate limit is held for LIMITS.blockedHoldMs, then
+ * answered 429 and closed (reset at once if the address already holds its cap). A refused socket
+ * never reaches the HTTP server: what its client sends is never parsed.
  */
 export function capConnections(server: Server, options: ConnectionCapOptions): ConnectionGuard {
   server.maxConnections = options.maxConnections;
@@ -104,36 +122,62 @@ export function capConnections(server: Server, options: ConnectionCapOptions): C
   const blocked = new Map<string, { untilMs: number; limit: number; refusals: number }>();
   const trusted = trustedPeer(options.trustProxy);
   const answer = refusal(options.connectionsPerAddress);
+  const ignore = () => undefined;
   const refuse = (socket: Socket, text: string) => {
     socket.end(text);
-    // A client that never closes its side does not keep the descriptor.
-    socket.setTimeout(1_000, () => socket.destroy());
+    // Whatever the client sent is discarded, so that its close is seen at once; a client that
+    // never closes its side (or keeps sending) does not keep the descriptor past a second.
+    socket.resume();
+    const cut = setTimeout(() => socket.destroy(), 1_000);
+    socket.once('close', () => clearTimeout(cut));
   };
-  // Before node's own listener, so a refused socket is answered before its request is parsed.
-  server.prependListener('connection', (socket: Socket) => {
+  const release = (key: string) => {
+    const left = (open.get(key) ?? 1) - 1;
+    if (left <= 0) open.delete(key);
+    else open.set(key, left);
+  };
+  // The HTTP server's own listeners (node's, which parses the requests) run only for the sockets
+  // let through; a refused socket is answered here and nothing reads what its client sends.
+  const serve = server.listeners('connection') as ((socket: Socket) => void)[];
+  server.removeAllListeners('connection');
+  server.on('connection', (socket: Socket) => {
     const address = socket.remoteAddress;
-    if (address === undefined || trusted(address)) return;
+    if (address === undefined || trusted(address)) {
+      for (const listener of serve) listener.call(server, socket);
+      return;
+    }
     const key = addressKey(address, options.ipv6PrefixLength);
+    const count = (open.get(key) ?? 0) + 1;
     const block = blocked.get(key);
-    if (block !== undefined) {
-      const left = block.untilMs - Date.now();
-      if (left <= 0) blocked.delete(key);
-      else if (block.refusals >= block.limit) {
-        refuse(socket, blockedAnswer(block.limit, Math.ceil(left / 1000)));
+    if (block !== undefined && block.refusals >= block.limit) {
+      if (block.untilMs <= Date.now()) blocked.delete(key);
+      else {
+        // Without node's listeners nothing else handles this socket's errors (a client reset).
+        socket.on('error', ignore);
+        if (count > options.connectionsPerAddress) {
+          socket.resetAndDestroy();
+          return;
+        }
+        open.set(key, count);
+        const hold = setTimeout(() => {
+          const secondsLeft = Math.max(1, Math.ceil((block.untilMs - Date.now()) / 1000));
+          refuse(socket, blockedAnswer(block.limit, secondsLeft));
+        }, LIMITS.blockedHoldMs);
+        socket.once('close', () => {
+          clearTimeout(hold);
+          release(key);
+        });
         return;
       }
     }
-    const count = (open.get(key) ?? 0) + 1;
     if (count > options.connectionsPerAddress) {
+      socket.on('error', ignore);
       refuse(socket, answer);
       return;
     }
     open.set(key, count);
-    socket.once('close', () => {
-      const left = (open.get(key) ?? 1) - 1;
-      if (left <= 0) open.delete(key);
-      else open.set(key, left);
-    });
+    socket.once('close', () => release(key));
+    for (const listener of serve) listener.call(server, socket);
   });
   return {
     open,

@@ -82,6 +82,8 @@ export async function registerRateLimit(
     timeWindow: config.rateLimitWindowMs,
     store: Counted,
     ipv6Subnet: config.ipv6PrefixLength,
+    // The connection guard's key, IPv6 prefixes remembered rather than parsed on every request.
+    keyGenerator: (request) => addressKey(request.ip, config.ipv6PrefixLength),
     // The shared store answers from memory itself when Redis fails; should any store error still
     // escape, the request goes through uncounted rather than failing with a 500.
     skipOnError: true,

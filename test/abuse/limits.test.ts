@@ -200,14 +200,20 @@ describe('connection caps', () => {
   });
 
   it('refuses an address asking at twice its limit when it connects, until its window ends', async () => {
-    const port = await listen({ rateLimitMax: 2 });
-    const ask = async (localAddress = '127.0.0.1') => {
+    const cap = 3;
+    const port = await listen({ rateLimitMax: 2, connectionsPerAddress: cap });
+    // Every request node parses: a refused connection's must never be among them.
+    let parsed = 0;
+    app!.server.on('request', () => {
+      parsed += 1;
+    });
+    const ask = async (localAddress = '127.0.0.1', waitMs = 1_000) => {
       const { socket, closed } = await connect(port, localAddress);
       socket.write('GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n');
       // A kept-alive answer leaves the socket open: the test closes it once the answer is in.
       const raw = await Promise.race([
         closed,
-        new Promise<string>((resolve) => setTimeout(resolve, 1_000, '')),
+        new Promise<string>((resolve) => setTimeout(resolve, waitMs, '')),
       ]);
       socket.destroy();
       return raw === '' ? await closed : raw;
@@ -222,14 +228,43 @@ describe('connection caps', () => {
     const second = await ask();
     expect(second).toMatch(/^HTTP\/1\.1 429 /);
     expect(second).toMatch(/connection: close/i);
-    // ...and from then on the 429 comes at connect time, before the request is read.
-    const third = await ask();
+    expect(parsed).toBe(4);
+    // ...and from then on the 429 comes on connecting, after the hold, the request never parsed.
+    const started = performance.now();
+    const third = await ask('127.0.0.1', 3 * LIMITS.blockedHoldMs);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(LIMITS.blockedHoldMs - 50);
     expect(third).toMatch(/^HTTP\/1\.1 429 /);
     expect(third).toMatch(/X-RateLimit-Remaining: 0\r\n/);
     expect(Number(/Retry-After: (\d+)/.exec(third)?.[1])).toBeGreaterThan(0);
     expect(bodyOf(third).error.code).toBe('rate_limited');
+    expect(parsed).toBe(4);
+
+    // While it holds its cap of connections, one more is reset at once, unanswered; a client that
+    // resets a held connection itself harms nothing.
+    const server = app!.server;
+    const connections = () => new Promise<number>((resolve) => server.getConnections((_e, n) => resolve(n)));
+    await until(async () => (await connections()) === 0, 'the earlier connections to close');
+    const held = [];
+    for (let i = 0; i < cap; i++) held.push(await connect(port));
+    for (const { socket } of held) socket.write('GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n');
+    await until(async () => (await connections()) === cap, 'the held connections');
+    const over = createConnection({ host: '127.0.0.1', port, localAddress: '127.0.0.1' });
+    sockets.push(over);
+    let overReceived = '';
+    over.on('data', (chunk: Buffer) => {
+      overReceived += chunk.toString();
+    });
+    over.on('error', () => undefined);
+    await new Promise((resolve) => over.once('close', resolve));
+    expect(overReceived).toBe('');
+    held[0]!.socket.resetAndDestroy();
+    expect(await held[0]!.closed).toBe('');
+    for (const { closed } of held.slice(1)) expect(await closed).toMatch(/^HTTP\/1\.1 429 /);
+    expect(parsed).toBe(4);
+
     // Another address is served as ever.
     expect(await ask('127.0.0.2')).toMatch(/^HTTP\/1\.1 200 /);
+    expect(parsed).toBe(5);
   });
 
   it('counts IPv6 clients per prefix: one /64 is one address', () => {

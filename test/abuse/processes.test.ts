@@ -4,7 +4,7 @@
 // Every loop is bounded in count and time; every socket is on 127.0.0.1.
 import { readdirSync, readlinkSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FORCED_EXIT_CODE } from '../../src/shutdown.js';
 import { type Answer, freePort, get, holdRoll } from '../support/http.js';
 import { describeWithRedis, type RedisServer, startRedis } from '../support/redis.js';
@@ -40,6 +40,11 @@ const settleWithin = (answer: Promise<Answer>, ms: number) =>
     sleep(ms).then(() => 'hung' as const),
   ]);
 
+// Each test starts a cluster and replaces workers in it: every process loads the whole service
+// (about a second of CPU), which a 2-core machine busy with a full test suite stretches to 10-20 s
+// of wall time apiece. Waits are on the processes' own log lines, bounded by this timeout.
+vi.setConfig({ testTimeout: 120_000 });
+
 let server: ServerProcess | undefined;
 let redis: RedisServer | undefined;
 afterEach(async () => {
@@ -55,7 +60,7 @@ describeWithRedis('a cluster under attack', (executable) => {
     const port = await freePort();
     const started = startServer({ PORT: String(port), REDIS_URL: redis.url, WORKERS: '2', ...env });
     server = started;
-    await until(() => started.lines.filter(said('worker listening')).length === 2, 'two workers listening');
+    await started.waitForLines(said('worker listening'), 2, 'two workers listening');
     return { port, server: started };
   };
   const listeningWorkers = (running: ServerProcess) => {
@@ -79,11 +84,7 @@ describeWithRedis('a cluster under attack', (executable) => {
       const [victim] = listeningWorkers(server);
       const seen = server.lines.filter(said('worker listening')).length;
       process.kill(victim!, 'SIGKILL');
-      await until(
-        () => server.lines.filter(said('worker listening')).length > seen,
-        'the replacement listening',
-        { attempts: 400 },
-      );
+      await server.waitForLines(said('worker listening'), seen + 1, 'the replacement listening');
       for (const request of held) request.finish();
       const outcomes = await Promise.all(held.map((request) => settleWithin(request.answer, 5_000)));
       // The dead worker's share fails at once (reset); the survivor's is answered.
@@ -98,7 +99,7 @@ describeWithRedis('a cluster under attack', (executable) => {
   it('a replacement worker never grants a fresh budget: 200s after the restart measured at zero', async () => {
     const max = 5;
     const { port, server } = await startCluster({ RATE_LIMIT_MAX: String(max) });
-    await until(() => server.lines.filter(said(REDIS_CONNECTED)).length === 2, 'both workers on Redis');
+    await server.waitForLines(said(REDIS_CONNECTED), 2, 'both workers on Redis');
     for (let i = 0; i < max; i++) expect((await get(port)).status).toBe(200);
     expect((await get(port)).status).toBe(429);
 

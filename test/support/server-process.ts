@@ -25,6 +25,16 @@ export interface ServerProcess {
   stderr(): string;
   /** Resolves with the first line (already printed or yet to come) that matches. */
   waitForLine(match: (line: ProcessLogLine) => boolean, what: string): Promise<ProcessLogLine>;
+  /**
+   * Resolves with the matching lines once there are `count` of them. Like waitForLine it waits on
+   * the process, not on a clock: a process starting slowly on a loaded machine is bounded by the
+   * test's own timeout, and one that exits fails the wait at once.
+   */
+  waitForLines(
+    match: (line: ProcessLogLine) => boolean,
+    count: number,
+    what: string,
+  ): Promise<ProcessLogLine[]>;
   /** Resolves with the exit code (null when killed by a signal). */
   exited(): Promise<number | null>;
 }
@@ -72,27 +82,31 @@ export function startServer(env: Record<string, string>): ServerProcess {
     });
   });
 
+  const waitForLines: ServerProcess['waitForLines'] = (match, count, what) =>
+    new Promise((resolve, reject) => {
+      const check = () => {
+        const found = lines.filter(match);
+        if (found.length >= count) {
+          waiters.delete(check);
+          resolve(found);
+        } else if (hasExited(child)) {
+          waiters.delete(check);
+          reject(new Error(`server exited before logging ${what}; stderr: ${stderr}`));
+        }
+      };
+      waiters.add(check);
+      check();
+    });
+
   return {
     child,
     lines,
     stderr: () => stderr,
     exited: () => exit,
     waitForLine(match, what) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          const found = lines.find(match);
-          if (found !== undefined) {
-            waiters.delete(check);
-            resolve(found);
-          } else if (hasExited(child)) {
-            waiters.delete(check);
-            reject(new Error(`server exited before logging ${what}; stderr: ${stderr}`));
-          }
-        };
-        waiters.add(check);
-        check();
-      });
+      return waitForLines(match, 1, what).then((found) => found[0]!);
     },
+    waitForLines,
   };
 }
 

@@ -12,6 +12,12 @@ import { VERSION } from '../version.js';
  */
 const strictBoolean = () => z.literal([true, false]);
 
+/**
+ * A whole number that may pass 2^53: a power can reach 10^100 (docs/language.md "Arithmetic"),
+ * and such a total is the nearest double, still a whole number. `z.number().int()` would refuse it.
+ */
+export const wholeNumber = () => z.number().multipleOf(1);
+
 /** A table id as POST /v1/tables makes it: base64url, at least 128 random bits. */
 export const TableIdSchema = z
   .string()
@@ -361,7 +367,7 @@ const rollFields = {
   dice: z.array(DieGroupSchema).meta({ description: 'One entry per dice group.' }),
   modifier: z.number().int().meta({ description: 'Sum of the flat modifiers; dice are not counted.' }),
   modifiers: z.array(z.number().int()).meta({ description: 'Each flat modifier, in order.' }),
-  total: z.number().int().meta({
+  total: wholeNumber().meta({
     description:
       'Total of the roll: the dice groups plus the modifiers, or with an `expression`, its root value rounded down.',
   }),

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { LIMITS } from '../limits.js';
 import { PERCENTILES } from '../stats/distribution.js';
-import { AdvantageStateSchema, RollQuerySchema, RollRequestSchema } from './schemas.js';
+import { AdvantageStateSchema, RollQuerySchema, RollRequestSchema, wholeNumber } from './schemas.js';
 
 const depthDescription =
   'Explosion extras listed per die (0 to 100). Default: the least depth at which the mass left beyond is below 1e-30; 100 is the whole distribution.';
@@ -45,7 +45,7 @@ const outcomeExample = {
 
 const StatsOutcomeSchema = z
   .strictObject({
-    total: z.number().int().meta({ description: 'A total the roll can return.' }),
+    total: wholeNumber().meta({ description: 'A total the roll can return.' }),
     count: z
       .string()
       .regex(/^[1-9][0-9]*$/)
@@ -60,7 +60,7 @@ const StatsOutcomeSchema = z
   })
   .meta({ id: 'StatsOutcome', description: 'One total and its exact probability.', example: outcomeExample });
 
-const percentileShape = Object.fromEntries(PERCENTILES.map((q) => [String(q), z.number().int()])) as Record<
+const percentileShape = Object.fromEntries(PERCENTILES.map((q) => [String(q), wholeNumber()])) as Record<
   `${(typeof PERCENTILES)[number]}`,
   z.ZodNumber
 >;
@@ -92,14 +92,12 @@ export const StatsResponseSchema = z
   .strictObject({
     formula: z.string().meta({ description: 'The formula, whitespace trimmed.' }),
     advantageState: AdvantageStateSchema,
-    min: z
-      .number()
-      .int()
-      .meta({ description: 'The least total listed (of the whole distribution for a summary).' }),
-    max: z
-      .number()
-      .int()
-      .meta({ description: 'The greatest total listed (of the whole distribution for a summary).' }),
+    min: wholeNumber().meta({
+      description: 'The least total listed (of the whole distribution for a summary).',
+    }),
+    max: wholeNumber().meta({
+      description: 'The greatest total listed (of the whole distribution for a summary).',
+    }),
     mean: z.number().meta({ description: 'The nearest double of `meanExact`.' }),
     meanExact: fractionText('The exact mean, n/d in lowest terms.'),
     variance: z.number().meta({ description: 'The nearest double of `varianceExact`.' }),

@@ -181,3 +181,19 @@ describe('every stats worker busy', () => {
     }
   }, 30_000);
 });
+
+describe('totals past 2^53 (a power reaches up to 10^100: docs/language.md)', () => {
+  it('a roll and its distribution answer 200 with whole totals beyond Number.MAX_SAFE_INTEGER', async () => {
+    // makeApp checks every answer against its output schema, as development does.
+    const rolled = await app.inject({ method: 'GET', url: '/v1/roll?formula=10d6%5E20' });
+    expect(rolled.statusCode).toBe(200);
+    const total = rolled.json().total as number;
+    expect(total).toBeGreaterThan(Number.MAX_SAFE_INTEGER);
+    expect(Number.isInteger(total)).toBe(true);
+    const stats = await app.inject({ method: 'GET', url: '/v1/stats?formula=2d6%5E20' });
+    expect(stats.statusCode).toBe(200);
+    const body = stats.json();
+    expect(body.max).toBe(12 ** 20);
+    expect(body.outcomes.at(-1).total).toBe(12 ** 20);
+  });
+});

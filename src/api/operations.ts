@@ -248,8 +248,11 @@ export const OPERATIONS = {
     tool: {
       name: 'roll_batch',
       title: 'Roll several formulas',
-      description: `Rolls up to ${LIMITS.rollsPerBatch} formulas at once, in order, one line per roll; their dice share one budget (${LIMITS.dicePerBatch} by default).`,
-      readOnly: true,
+      description:
+        `Rolls up to ${LIMITS.rollsPerBatch} formulas at once, in order, one line per roll; their dice share one budget (${LIMITS.dicePerBatch} by default). ` +
+        "Each item takes roll's arguments; an item naming a table (from table_create) is signed and appended to that table's log, as with table_roll.",
+      // Not read-only: an item naming a table appends to that table's log.
+      readOnly: false,
       idempotent: false,
       line: batchLines,
     },

@@ -80,6 +80,12 @@ describe('npx fairdice mcp: the stdio server', () => {
     expect(envelope.error.code).toBe('invalid_formula');
   });
 
+  it('tells the client at initialization to roll with the tools, check odds first, and roll at a table', () => {
+    const instructions = client.getInstructions() ?? '';
+    for (const tool of ['stats', 'table_create', 'table_roll']) expect(instructions).toContain(tool);
+    expect(instructions).toContain(LANGUAGE_URI);
+  });
+
   it('serves the language reference', async () => {
     const { contents } = await client.readResource({ uri: LANGUAGE_URI });
     expect((contents[0] as { text: string }).text).toContain('## Modifiers');

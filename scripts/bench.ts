@@ -165,9 +165,12 @@ async function runHttp(
         const handle = await startServer(kind, {
           // One folder per server: every thread (tsx's loader has its own) writes a profile there.
           nodeFlags: profile ? ['--cpu-prof', `--cpu-prof-dir=profiles/${name}`] : [],
-          env: kind === 'bareFastify' ? { NODE_ENV: 'production' } : FAIRDICE_ENV,
+          env:
+            kind === 'bareFastify' || kind === 'bareFastifySameAnswer'
+              ? { NODE_ENV: 'production' }
+              : FAIRDICE_ENV,
           // The service's own log (pino, stdout) goes to /dev/null: written as in production, never shown.
-          quietStdout: kind !== 'bareFastify',
+          quietStdout: kind !== 'bareFastify' && kind !== 'bareFastifySameAnswer',
           core: pinning?.serverCore,
         });
         return [name, handle] as const;

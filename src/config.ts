@@ -53,6 +53,12 @@ export interface Config {
   tableMaxEntries: number;
   tablesPerHour: number;
   sseConnectionsPerAddress: number;
+  /**
+   * Every REST answer is checked against its operation's output schema before it is sent (an
+   * answer outside it is a 500). On unless NODE_ENV=production: tests and development check every
+   * answer; in production the check would cost more than the roll (docs/performance.md).
+   */
+  checkOutputs: boolean;
 }
 
 /** Default idle keep-alive: short, as nothing but a proxy gains from long-idle connections. */
@@ -214,6 +220,8 @@ const EnvSchema = z.object({
   TABLE_RETENTION_DAYS: integer('TABLE_RETENTION_DAYS', 1, 3650, LIMITS.tableRetentionDays),
   TABLE_MAX_ENTRIES: integer('TABLE_MAX_ENTRIES', 1, 1_000_000, LIMITS.tableMaxEntries),
   TABLES_PER_HOUR: integer('TABLES_PER_HOUR', 1, 1_000_000, LIMITS.tablesPerHour),
+  // Any value; only `production` changes anything (checkOutputs).
+  NODE_ENV: z.string().optional(),
   SSE_CONNECTIONS_PER_ADDRESS: integer(
     'SSE_CONNECTIONS_PER_ADDRESS',
     1,
@@ -271,6 +279,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     tableMaxEntries: e.TABLE_MAX_ENTRIES,
     tablesPerHour: e.TABLES_PER_HOUR,
     sseConnectionsPerAddress: e.SSE_CONNECTIONS_PER_ADDRESS,
+    checkOutputs: e.NODE_ENV !== 'production',
   };
 }
 

@@ -33,6 +33,7 @@ describe('loadConfig', () => {
       tableMaxEntries: 10_000,
       tablesPerHour: 20,
       sseConnectionsPerAddress: 20,
+      checkOutputs: true,
     });
   });
 
@@ -65,6 +66,7 @@ describe('loadConfig', () => {
       TABLE_MAX_ENTRIES: '500',
       TABLES_PER_HOUR: '3',
       SSE_CONNECTIONS_PER_ADDRESS: '5',
+      NODE_ENV: 'production',
     });
     expect(config).toEqual({
       port: 8080,
@@ -94,6 +96,7 @@ describe('loadConfig', () => {
       tableMaxEntries: 500,
       tablesPerHour: 3,
       sseConnectionsPerAddress: 5,
+      checkOutputs: false,
     });
   });
 

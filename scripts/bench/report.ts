@@ -129,6 +129,18 @@ function httpRatios(
       column(rollGet, 'serverCpuMicrosPerRequest'),
     );
   }
+  // Against the bare route answering fairdice's answer (informational): what fairdice's own work costs.
+  const same = http.bareSameAnswer?.rounds;
+  if (rollGet && same) {
+    ratios[`rollGetVsBareSameAnswer${suffix}`] = ratioOfRounds(
+      column(rollGet, 'requestsPerSecond'),
+      column(same, 'requestsPerSecond'),
+    );
+    ratios[`rollGetCpuVsBareSameAnswer${suffix}`] = ratioOfRounds(
+      column(same, 'serverCpuMicrosPerRequest'),
+      column(rollGet, 'serverCpuMicrosPerRequest'),
+    );
+  }
   if (rollGet && trpc) {
     ratios[`rollGetVsTrpcToOpenapi${suffix}`] = ratioOfRounds(
       column(rollGet, 'requestsPerSecond'),

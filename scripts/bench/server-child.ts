@@ -6,8 +6,8 @@ import type { DiceContext } from '../../dist/api/operations.js';
 import { appRouter } from '../../dist/api/router.js';
 import { StatsService } from '../../dist/api/stats-service.js';
 import { loadConfig } from '../../dist/config.js';
-import { buildApp } from '../../dist/http/app.js';
-import { cryptoRandom, LIMITS } from '../../dist/index.js';
+import { buildApp, EXPOSED_HEADERS } from '../../dist/http/app.js';
+import { cryptoRandom, LIMITS, roll } from '../../dist/index.js';
 import { BARE_REPLY, SERVER_KINDS, type ServerKind } from './workloads.js';
 
 export type ChildMessage =
@@ -20,6 +20,39 @@ async function buildBareFastify(): Promise<FastifyInstance> {
   // Fastify's defaults (no logger, no plugins): the ceiling any fastify route can reach here.
   const app = Fastify();
   app.get('/v1/roll', async () => BARE_REPLY);
+  return app;
+}
+
+/**
+ * The bare route answering what fairdice answers to GET /v1/roll?formula=1d20: one real roll's
+ * JSON (rolled once, at start), the headers every fairdice answer carries (CORS, nosniff, the rate
+ * limit's three with fairdice's default limit), on a server with fairdice's default timeouts
+ * (the socket timeout costs a timer per request). No hook, no plugin, no validation, no roll.
+ */
+async function buildBareFastifySameAnswer(): Promise<FastifyInstance> {
+  const config = loadConfig({});
+  const app = Fastify({
+    requestTimeout: config.requestTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    connectionTimeout: Math.max(config.requestTimeoutMs, config.keepAliveTimeoutMs) + 1_000,
+    http: {
+      headersTimeout: config.headersTimeoutMs,
+      connectionsCheckingInterval: Math.min(1_000, Math.max(10, Math.floor(config.headersTimeoutMs / 4))),
+    },
+  });
+  const answer = roll({ formula: '1d20' }, { random: cryptoRandom });
+  const headers = {
+    'access-control-allow-origin': '*',
+    'access-control-expose-headers': EXPOSED_HEADERS,
+    'x-content-type-options': 'nosniff',
+    'x-ratelimit-limit': String(config.rateLimitMax),
+    'x-ratelimit-remaining': String(config.rateLimitMax - 1),
+    'x-ratelimit-reset': String(Math.ceil(config.rateLimitWindowMs / 1000)),
+  };
+  app.get('/v1/roll', async (_request, reply) => {
+    reply.headers(headers);
+    return answer;
+  });
   return app;
 }
 
@@ -45,6 +78,8 @@ async function build(kind: ServerKind): Promise<FastifyInstance> {
   switch (kind) {
     case 'bareFastify':
       return buildBareFastify();
+    case 'bareFastifySameAnswer':
+      return buildBareFastifySameAnswer();
     case 'trpcToOpenapi':
       return buildTrpcToOpenapi();
     case 'fairdice':

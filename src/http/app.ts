@@ -165,7 +165,11 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
   const operations = seams.operations ?? OPERATIONS;
   // The service's router is built once at import; only a test's own table builds another.
   const router = seams.operations === undefined ? appRouter : (routerOf(operations) as unknown as AppRouter);
-  registerRestRoutes(app, operations, { contextOf, bodyLimitBytes: bodyLimit });
+  registerRestRoutes(app, operations, {
+    contextOf,
+    bodyLimitBytes: bodyLimit,
+    checkOutputs: config.checkOutputs,
+  });
   await registerMcpRoute(app, operations, {
     contextOf,
     bodyLimitBytes: bodyLimit,

@@ -24,6 +24,7 @@ import { LIMITS } from '../limits.js';
 import { checkDistribution } from '../stats/distribution.js';
 import { PACKAGE_NAME, VERSION } from '../version.js';
 import { declareHttpBehaviour } from './openapi-http.js';
+import { BAD_RESUME_MESSAGE, HEARTBEAT_MS, TABLE_EVENTS_PATH } from './table-events.js';
 
 export type OpenApiDocument = ReturnType<typeof generateOpenApiDocument>;
 
@@ -103,6 +104,86 @@ interface DocumentOperation {
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 const idOf = (schema: z.ZodType | undefined): string | undefined => schema?.meta()?.id as string | undefined;
 
+/** The path of the table log operation, whose `id` parameter the event stream shares. */
+const TABLE_ROLLS_PATH = '/v1/tables/{id}/rolls';
+
+/** An example stream: the opening comment and retry hint, then one entry. */
+const EVENTS_EXAMPLE = [
+  ': fairdice table events',
+  'retry: 2000',
+  '',
+  'id: 3',
+  'event: roll',
+  'data: {"id":"0190c4d2-7b1e-7c3a-9f00-2b8d5e1a4c77","table":"q3Vb0x7TfZ2kWn9YcLr4Aa8s","seq":3,"prev":"...","signature":"...", ...}',
+  '',
+  '',
+].join('\n');
+
+/**
+ * The entry of GET /v1/tables/{id}/events, a hand-written fastify route (a stream is no
+ * request/response operation of the table): a `text/event-stream` of receipts, resumable with
+ * Last-Event-ID, and the errors it answers before the stream starts (docs/trust.md, "Live rolls").
+ */
+function tableEventsOperation(idParameter: unknown, bodyLimitBytes: number) {
+  const error = (status: ErrorStatus, body: ErrorBody) => ({
+    description: statusDescription(status),
+    content: { 'application/json': { schema: ref(ERROR_STATUSES[status].schema), example: body } },
+  });
+  const resume = 'Answers the entries after this sequence number first, then new ones.';
+  return {
+    operationId: 'tableEvents',
+    summary: "A table's new rolls, live (Server-Sent Events)",
+    description:
+      'A `text/event-stream`: first the entries after `Last-Event-ID` (the header a browser ' +
+      '`EventSource` sends when it reconnects) or after `after` (default 0), then every new entry ' +
+      'as it is made, by any instance. Each event is one entry: `id:` its sequence number, ' +
+      '`event: roll`, `data:` the receipt as one line of JSON (the Receipt schema, as GET ' +
+      `/v1/rolls/{rollId} returns it). A comment line every ${HEARTBEAT_MS / 1000} s keeps a quiet ` +
+      'stream open. Event streams open at once per address are capped ' +
+      `(${LIMITS.sseConnectionsPerAddress} by default, SSE_CONNECTIONS_PER_ADDRESS).`,
+    tags: ['tables'],
+    parameters: [
+      idParameter,
+      {
+        in: 'header',
+        name: 'Last-Event-ID',
+        required: false,
+        description: `The \`id:\` of the last event received. ${resume} Takes precedence over \`after\`.`,
+        schema: { type: 'string', pattern: '^\\d{1,9}$', example: '3' },
+      },
+      {
+        in: 'query',
+        name: 'after',
+        required: false,
+        description: `A sequence number. ${resume}`,
+        schema: { type: 'integer', minimum: 0, maximum: 999_999_999, default: 0 },
+      },
+    ],
+    responses: {
+      '200': {
+        description: 'The stream; it ends when the client or the service closes it.',
+        content: {
+          'text/event-stream': {
+            schema: {
+              type: 'string',
+              description: 'Server-Sent Events: `id: <seq>`, `event: roll`, `data: <Receipt as JSON>`.',
+            },
+            example: EVENTS_EXAMPLE,
+          },
+        },
+      },
+      '400': error(400, new DiceError('invalid_request', BAD_RESUME_MESSAGE).toBody()),
+      '404': error(404, new DiceError('not_found', MESSAGES.tableNotFound).toBody()),
+      '429': error(
+        429,
+        new DiceError('too_many_streams', MESSAGES.tooManyStreams(LIMITS.sseConnectionsPerAddress)).toBody(),
+      ),
+      '500': error(500, exampleOf(500, bodyLimitBytes, undefined)),
+      '503': error(503, exampleOf(503, bodyLimitBytes, undefined)),
+    },
+  };
+}
+
 /**
  * Builds the document of `router`, which must be built from `operations` (src/api/router.ts);
  * `bodyLimitBytes` goes into the 413 example.
@@ -176,6 +257,15 @@ export function buildOpenApiDocument(
       };
     }
   }
+  // The event stream, next to the table log whose `id` it takes (absent with the log).
+  const rolls = document.paths?.[TABLE_ROLLS_PATH]?.get as { parameters?: { in: string; name: string }[] };
+  const idParameter = rolls?.parameters?.find(
+    (parameter) => parameter.in === 'path' && parameter.name === 'id',
+  );
+  if (document.paths !== undefined && idParameter !== undefined)
+    (document.paths as Record<string, unknown>)[TABLE_EVENTS_PATH] = {
+      get: tableEventsOperation(idParameter, bodyLimitBytes),
+    };
   return declareHttpBehaviour(document, {
     codes: Object.keys(ERROR_CODES),
     notFound: new DiceError('not_found', MESSAGES.notFound).toBody(),

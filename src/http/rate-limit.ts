@@ -4,11 +4,16 @@
 // IPV6_PREFIX_LENGTH prefix (one /64 is one subscriber). Counted in memory (the most recently seen
 // LIMITS.rateLimitAddresses addresses), or with REDIS_URL in one Redis shared by every instance,
 // falling back to memory while Redis fails.
-import rateLimit from '@fastify/rate-limit';
+import rateLimit, {
+  type FastifyRateLimitOptions,
+  type FastifyRateLimitStore,
+  type FastifyRateLimitStoreCtor,
+} from '@fastify/rate-limit';
+import LocalStore from '@fastify/rate-limit/store/LocalStore.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { LIMITS } from '../limits.js';
-import type { ConnectionGuard } from './connections.js';
+import { addressKey, type ConnectionGuard } from './connections.js';
 import { rateLimitedError } from './errors.js';
 import { SharedRateLimit } from './rate-limit-store.js';
 
@@ -31,61 +36,109 @@ export async function registerRateLimit(
   config: Config,
   guard?: ConnectionGuard,
 ): Promise<SharedRateLimit | undefined> {
-  let store: SharedRateLimit['Store'] | undefined;
+  let Store: FastifyRateLimitStoreCtor = InMemoryStore;
   let shared: SharedRateLimit | undefined;
   if (config.redisUrl !== undefined) {
     // Connected by `whenReady` once the app is built (buildApp awaits it before returning).
     const link = new SharedRateLimit({ redisUrl: config.redisUrl, logger: app.log, deferConnect: true });
     shared = link;
-    store = link.Store;
+    Store = link.Store;
     // onClose runs after the server has stopped and its in-flight requests are answered.
     app.addHook('onClose', () => link.close());
   }
+  // The plugin builds its root store once, at registration; the root hook below counts in it too,
+  // so REST requests, /mcp tool calls and any other route share one count per address.
+  let root: FastifyRateLimitStore | undefined;
+  const Counted = function (this: unknown, params: FastifyRateLimitOptions) {
+    const made = new Store(params);
+    root ??= made;
+    return made;
+  } as unknown as FastifyRateLimitStoreCtor;
   const closing = new WeakSet<Error>();
   app.addHook('onError', (_request, reply, error, done) => {
     if (closing.has(error)) reply.header('connection', 'close');
     done();
   });
+  const errorResponseBuilder = (request: FastifyRequest, context: { ttl: number; max: number }): Error => {
+    // Past the API's limit (not a route's own, such as the /docs assets'): an address that keeps
+    // asking at twice its limit has its new connections refused before a byte is parsed until
+    // its window ends, and this one closes after its 429 so keep-alive does not go round that.
+    const error = rateLimitedError();
+    const address = request.socket.remoteAddress;
+    if (
+      guard !== undefined &&
+      address !== undefined &&
+      guard.guards(address) &&
+      request.routeOptions.config.rateLimit === undefined &&
+      guard.refused(address, Date.now() + context.ttl, context.max)
+    ) {
+      closing.add(error);
+    }
+    return error;
+  };
   await app.register(rateLimit, {
     global: false,
     max: config.rateLimitMax,
     timeWindow: config.rateLimitWindowMs,
-    ...(store === undefined ? {} : { store }),
-    cache: LIMITS.rateLimitAddresses,
+    store: Counted,
     ipv6Subnet: config.ipv6PrefixLength,
     // The shared store answers from memory itself when Redis fails; should any store error still
     // escape, the request goes through uncounted rather than failing with a 500.
     skipOnError: true,
-    errorResponseBuilder: (request, context) => {
-      // Past the API's limit (not a route's own, such as the /docs assets'): an address that keeps
-      // asking at twice its limit has its new connections refused before a byte is parsed until
-      // its window ends, and this one closes after its 429 so keep-alive does not go round that.
-      const error = rateLimitedError();
-      const address = request.socket.remoteAddress;
-      if (
-        guard !== undefined &&
-        address !== undefined &&
-        guard.guards(address) &&
-        request.routeOptions.config.rateLimit === undefined &&
-        guard.refused(address, Date.now() + context.ttl, context.max)
-      ) {
-        closing.add(error);
-      }
-      return error;
-    },
+    errorResponseBuilder,
   });
+  const store = root;
+  if (store === undefined) throw new Error('@fastify/rate-limit did not build its store');
   // The limiter runs as a root hook, so a route's own `config.rateLimit` (false, or limits of its
   // own as the /docs assets have, counted by the plugin's per-route hook) is honoured here by
   // hand: the root hook leaves such a route alone, and a `rateLimitInHandler` route too (its
   // handler charges it through handlerRateLimit).
-  const limit = app.rateLimit();
-  app.addHook('onRequest', function rootRateLimit(request, reply) {
-    const { config } = request.routeOptions;
-    if (config.rateLimit !== undefined || config.rateLimitInHandler === true) return Promise.resolve();
-    return limit.call(this, request, reply);
+  // It does what the plugin's own onRequest handler does (same key, store, headers, 429 and
+  // skip-on-error), as a callback hook: the in-memory count answers synchronously, so a request
+  // costs no promise and no extra turn of the event loop (docs/performance.md).
+  const max = config.rateLimitMax;
+  const timeWindow = config.rateLimitWindowMs;
+  const prefix = config.ipv6PrefixLength;
+  app.addHook('onRequest', function rootRateLimit(request, reply, done) {
+    const { config: routeConfig } = request.routeOptions;
+    if (routeConfig.rateLimit !== undefined || routeConfig.rateLimitInHandler === true) return done();
+    const ip = request.ip;
+    // An IPv4 address (no colon) is its own key; only IPv6 needs its prefix worked out.
+    const key = ip.includes(':') ? addressKey(ip, prefix) : ip.toLowerCase();
+    store.incr(
+      key,
+      (error, result) => {
+        // As the plugin with skipOnError: a store error counts nothing.
+        const counted = error === null ? result : undefined;
+        const current = counted?.current ?? 0;
+        const ttl = counted?.ttl ?? 0;
+        const ttlInSeconds = Math.ceil(ttl / 1000);
+        if (current <= max) {
+          reply
+            .header('x-ratelimit-limit', max)
+            .header('x-ratelimit-remaining', max - current)
+            .header('x-ratelimit-reset', ttlInSeconds);
+          return done();
+        }
+        reply
+          .header('x-ratelimit-limit', max)
+          .header('x-ratelimit-remaining', 0)
+          .header('x-ratelimit-reset', ttlInSeconds)
+          .header('retry-after', ttlInSeconds);
+        done(errorResponseBuilder(request, { max, ttl }));
+      },
+      timeWindow,
+      max,
+    );
   });
   return shared;
 }
+
+/** The plugin's in-memory store, bounded to the most recently seen LIMITS.rateLimitAddresses addresses. */
+const InMemoryStore = function (this: unknown, params: FastifyRateLimitOptions) {
+  const flags: { continueExceeding?: boolean; exponentialBackoff?: boolean } = params;
+  return new LocalStore(flags.continueExceeding, flags.exponentialBackoff, LIMITS.rateLimitAddresses);
+} as unknown as FastifyRateLimitStoreCtor;
 
 export interface RateVerdict {
   /** The request is over the limit. */

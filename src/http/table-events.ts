@@ -8,6 +8,12 @@ import { DiceError, MESSAGES } from '../errors.js';
 import type { Receipt } from '../trust/receipt.js';
 import { TABLE_ID_PATTERN, type Trust } from '../trust/service.js';
 
+/** Where the stream is served; its entry in the OpenAPI document is written in src/http/openapi.ts. */
+export const TABLE_EVENTS_PATH = '/v1/tables/{id}/events';
+
+/** The 400 message of a resume point that is not a sequence number. */
+export const BAD_RESUME_MESSAGE = 'Last-Event-ID (or after) must be a sequence number.';
+
 /** A comment line this often keeps proxies and idle timers from closing a quiet stream. */
 export const HEARTBEAT_MS = 15_000;
 const PAGE = 100;
@@ -34,24 +40,26 @@ export function registerTableEvents(app: FastifyInstance, options: TableEventsOp
     done();
   });
 
-  app.get('/v1/tables/:id/events', async (request, reply) => {
+  app.get(TABLE_EVENTS_PATH.replace('{id}', ':id'), async (request, reply) => {
     const { id } = request.params as { id: string };
     const after = resumePoint(request);
     if (after === undefined)
-      return options.replyWithError(
-        request,
-        reply,
-        new DiceError('invalid_request', 'Last-Event-ID (or after) must be a sequence number.'),
-      );
+      return options.replyWithError(request, reply, new DiceError('invalid_request', BAD_RESUME_MESSAGE));
     if (!TABLE_ID_PATTERN.test(id))
       return options.replyWithError(request, reply, new DiceError('not_found', MESSAGES.tableNotFound));
-    const address = request.ip;
-    if (!trust.openStream(address))
+    let release: (() => void) | undefined;
+    try {
+      release = await trust.openStream(request.ip);
+    } catch (error) {
+      return options.replyWithError(request, reply, asTrustError(error));
+    }
+    if (release === undefined)
       return options.replyWithError(
         request,
         reply,
         new DiceError('too_many_streams', MESSAGES.tooManyStreams(trust.limits.sseConnectionsPerAddress)),
       );
+    const giveBack = release;
 
     let last = after;
     let live = false;
@@ -68,7 +76,7 @@ export function registerTableEvents(app: FastifyInstance, options: TableEventsOp
       open.delete(end);
       clearInterval(heartbeat);
       unsubscribe?.();
-      trust.closeStream(address);
+      giveBack();
       if (!raw.writableEnded) raw.end();
     };
 
@@ -107,7 +115,7 @@ export function registerTableEvents(app: FastifyInstance, options: TableEventsOp
       if (table === undefined) throw new DiceError('not_found', MESSAGES.tableNotFound);
     } catch (error) {
       unsubscribe?.();
-      trust.closeStream(address);
+      giveBack();
       return options.replyWithError(request, reply, asTrustError(error));
     }
 

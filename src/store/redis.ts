@@ -1,8 +1,10 @@
 // Tables and receipts in Redis, shared by every instance and worker: a table's log is a Stream
 // whose entry ids are the sequence numbers (so XADD itself refuses a second entry with one
 // number), receipts are strings with a TTL, and live delivery is pub/sub, one subscriber
-// connection per instance. Needs appendonly persistence to keep what it acknowledged
-// (docs/trust.md, "Redis").
+// connection per instance. Open event streams per address are a sorted set of leases that
+// every instance renews, so the cap holds across instances and a crashed one's places lapse.
+// Needs appendonly persistence to keep what it acknowledged (docs/trust.md, "Storage").
+import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Receipt } from '../trust/receipt.js';
 import { GENESIS_PREV } from '../trust/receipt.js';
@@ -39,6 +41,27 @@ redis.call('PUBLISH', ARGV[4], ARGV[2])
 return 'ok'
 `;
 
+/** How long an event stream's place lasts unless its instance renews it (a crashed instance's lapse). */
+export const STREAM_LEASE_MS = 60_000;
+
+// Drops lapsed places, then takes one if the address holds fewer than the limit.
+const HOLD_STREAM_SCRIPT = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[4])
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+return 1
+`;
+
+type HoldStreamCommand = (
+  key: string,
+  now: number,
+  expiresAt: number,
+  limit: number,
+  member: string,
+  leaseMs: number,
+) => Promise<number>;
+
 type AppendCommand = (
   meta: string,
   log: string,
@@ -60,16 +83,23 @@ export class RedisStore implements Store {
   private subscriber: Redis | undefined;
   private readonly listeners = new Map<string, Set<EntryListener>>();
   private readonly subscribed = new Map<string, Promise<void>>();
+  /** This instance's event-stream places: member name -> its address's key. */
+  private readonly streams = new Map<string, string>();
+  private readonly instance = randomUUID();
+  private streamCount = 0;
+  private renewer: NodeJS.Timeout | undefined;
 
   constructor(
     url: string,
     private readonly limits: StoreLimits,
     private readonly prefix = REDIS_STORE_PREFIX,
+    private readonly streamLeaseMs = STREAM_LEASE_MS,
   ) {
     this.redis = new Redis(url, RedisStore.options());
     // Connection errors surface as 503s on the operations; the event itself needs no handling.
     this.redis.on('error', () => {});
     this.redis.defineCommand('fairdiceAppend', { numberOfKeys: 3, lua: APPEND_SCRIPT });
+    this.redis.defineCommand('fairdiceHoldStream', { numberOfKeys: 1, lua: HOLD_STREAM_SCRIPT });
   }
 
   private static options() {
@@ -91,6 +121,7 @@ export class RedisStore implements Store {
     channel: (id: string) => `${this.prefix}table:${id}:live`,
     receipt: (id: string) => `${this.prefix}receipt:${id}`,
     creations: (address: string, now: number) => `${this.prefix}tables-by:${address}:${hourOf(now)}`,
+    streams: (address: string) => `${this.prefix}streams-by:${address}`,
   };
 
   /** Runs `operation`; any failure that is not a table rule becomes StoreUnavailableError. */
@@ -260,7 +291,51 @@ export class RedisStore implements Store {
     });
   }
 
+  holdStream(address: string, limit: number): Promise<(() => void) | undefined> {
+    return this.guarded(async () => {
+      const key = this.key.streams(address);
+      const member = `${this.instance}:${++this.streamCount}`;
+      const now = Date.now();
+      const hold = (this.redis as unknown as { fairdiceHoldStream: HoldStreamCommand }).fairdiceHoldStream;
+      const taken = await hold.call(
+        this.redis,
+        key,
+        now,
+        now + this.streamLeaseMs,
+        limit,
+        member,
+        this.streamLeaseMs,
+      );
+      if (taken !== 1) return undefined;
+      this.streams.set(member, key);
+      // A third of the lease: two renewals may fail (Redis briefly away) before a place lapses.
+      this.renewer ??= setInterval(() => this.renewStreams(), this.streamLeaseMs / 3).unref();
+      return () => {
+        if (!this.streams.delete(member)) return;
+        if (this.streams.size === 0) this.stopRenewing();
+        // Not given back (Redis down): the place lapses with its lease.
+        this.redis.zrem(key, member).catch(() => {});
+      };
+    });
+  }
+
+  /** Extends the lease of every place this instance holds; one that lapsed meanwhile is taken again. */
+  private renewStreams(): void {
+    const expiresAt = Date.now() + this.streamLeaseMs;
+    const batch = this.redis.pipeline();
+    for (const [member, key] of this.streams)
+      batch.zadd(key, expiresAt, member).pexpire(key, this.streamLeaseMs);
+    batch.exec().catch(() => {});
+  }
+
+  private stopRenewing(): void {
+    clearInterval(this.renewer);
+    this.renewer = undefined;
+  }
+
   async close(): Promise<void> {
+    this.stopRenewing();
+    this.streams.clear();
     this.listeners.clear();
     this.subscribed.clear();
     this.subscriber?.disconnect();

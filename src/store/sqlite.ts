@@ -1,11 +1,12 @@
-// Tables and receipts in an SQLite file under DATA_DIR (better-sqlite3): the embedded default,
-// created on first start. WAL mode: a commit is in the log before the caller is answered, so
-// a restart of the service loses nothing acknowledged. One process per file (WORKERS>1 needs
-// REDIS_URL), so live delivery is an in-process event.
+// Tables and receipts in an SQLite file under DATA_DIR: the embedded default, created on first
+// start. WAL mode: a commit is in the log before the caller is answered, so a restart of the
+// service loses nothing acknowledged. One process per file (WORKERS>1 needs REDIS_URL), so live
+// delivery is an in-process event. The SQLite driver is Node's own `node:sqlite` where Node has it
+// (22.13 and later), better-sqlite3 on Node 20 (docs/trust.md, "Storage").
 import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import type { Receipt } from '../trust/receipt.js';
 import { GENESIS_PREV } from '../trust/receipt.js';
 import { receiptHashSync } from '../trust/sign.js';
@@ -42,6 +43,45 @@ CREATE UNIQUE INDEX IF NOT EXISTS receipts_by_table ON receipts (table_id, seq) 
 CREATE INDEX IF NOT EXISTS receipts_by_time ON receipts (created_at);
 `;
 
+/** A prepared statement, as both drivers have it (positional parameters only). */
+interface SqlStatement {
+  run(...params: SqlValue[]): unknown;
+  get(...params: SqlValue[]): unknown;
+  all(...params: SqlValue[]): unknown[];
+}
+
+type SqlValue = string | number | null;
+
+/** The part of a database connection the store uses, as both drivers have it. */
+interface SqlDatabase {
+  exec(sql: string): unknown;
+  prepare(sql: string): SqlStatement;
+  close(): void;
+}
+
+export type SqliteDriver = 'node:sqlite' | 'better-sqlite3';
+
+/**
+ * Node's built-in driver when this Node has it unflagged, else better-sqlite3. Not better-sqlite3
+ * everywhere: its objects derive from node::ObjectWrap, whose destructor in Node 24's headers
+ * asks for the current Environment, and a statement the garbage collector frees while no
+ * JavaScript context is entered (a GC run from V8's own task) then aborts the process
+ * (`RemoveEnvironmentCleanupHook`: `(env) != nullptr`).
+ */
+export const SQLITE_DRIVER: SqliteDriver =
+  process.getBuiltinModule('node:sqlite') === undefined ? 'better-sqlite3' : 'node:sqlite';
+
+function openDatabase(file: string): SqlDatabase {
+  if (SQLITE_DRIVER === 'node:sqlite') {
+    const { DatabaseSync } = process.getBuiltinModule('node:sqlite') as {
+      DatabaseSync: new (path: string) => SqlDatabase;
+    };
+    return new DatabaseSync(file);
+  }
+  const Database = createRequire(import.meta.url)('better-sqlite3') as new (path: string) => SqlDatabase;
+  return new Database(file);
+}
+
 interface TableRow {
   id: string;
   created_at: number;
@@ -55,11 +95,15 @@ const SWEEP_EVERY_MS = 3_600_000;
 export class SqliteStore implements Store {
   readonly kind = 'sqlite' as const;
   readonly file: string;
-  private readonly db: Database.Database;
+  readonly driver = SQLITE_DRIVER;
+  private readonly db: SqlDatabase;
+  private open = true;
   private readonly events = new EventEmitter();
   /** Creations per address in the current hour; one process owns the file, so memory is enough. */
   private creations = new Map<string, number>();
   private creationsHour = -1;
+  /** Open event streams per address: one process owns the file, so memory is enough. */
+  private readonly streams = new Map<string, number>();
   private readonly sweeper: NodeJS.Timeout;
   private readonly statements;
 
@@ -69,15 +113,14 @@ export class SqliteStore implements Store {
   ) {
     mkdirSync(dataDir, { recursive: true });
     this.file = join(dataDir, SQLITE_FILE_NAME);
-    this.db = new Database(this.file);
-    this.db.pragma('journal_mode = WAL');
+    this.db = openDatabase(this.file);
     // NORMAL in WAL mode: durable across a crash of the process; only a power loss may drop the last commits.
-    this.db.pragma('synchronous = NORMAL');
-    this.db.pragma('busy_timeout = 5000');
+    this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
     this.db.exec(SCHEMA);
     this.events.setMaxListeners(0);
+    // Prepared once, here: every statement lives as long as the connection.
     this.statements = {
-      table: this.db.prepare<[string, number], TableRow>(
+      table: this.db.prepare(
         'SELECT id, created_at, entries, last_hash, last_at FROM tables WHERE id = ? AND last_at >= ?',
       ),
       createTable: this.db.prepare(
@@ -87,12 +130,13 @@ export class SqliteStore implements Store {
       insert: this.db.prepare(
         'INSERT INTO receipts (id, table_id, seq, created_at, body) VALUES (?, ?, ?, ?, ?)',
       ),
-      receipt: this.db.prepare<[string, number], { body: string }>(
-        'SELECT body FROM receipts WHERE id = ? AND created_at >= ?',
+      receipt: this.db.prepare('SELECT body FROM receipts WHERE id = ? AND created_at >= ?'),
+      rolls: this.db.prepare('SELECT body FROM receipts WHERE table_id = ? AND seq > ? ORDER BY seq LIMIT ?'),
+      sweepTableLogs: this.db.prepare(
+        'DELETE FROM receipts WHERE table_id IN (SELECT id FROM tables WHERE last_at < ?)',
       ),
-      rolls: this.db.prepare<[string, number, number], { body: string }>(
-        'SELECT body FROM receipts WHERE table_id = ? AND seq > ? ORDER BY seq LIMIT ?',
-      ),
+      sweepTables: this.db.prepare('DELETE FROM tables WHERE last_at < ?'),
+      sweepReceipts: this.db.prepare('DELETE FROM receipts WHERE table_id IS NULL AND created_at < ?'),
     };
     this.sweep(Date.now());
     this.sweeper = setInterval(() => this.sweep(Date.now()), SWEEP_EVERY_MS).unref();
@@ -101,17 +145,32 @@ export class SqliteStore implements Store {
   /** Deletes what is past retention: idle tables with their logs, and old receipts outside tables. */
   sweep(now: number): void {
     const cutoff = now - this.limits.retentionMs;
-    this.db.transaction(() => {
-      this.db
-        .prepare('DELETE FROM receipts WHERE table_id IN (SELECT id FROM tables WHERE last_at < ?)')
-        .run(cutoff);
-      this.db.prepare('DELETE FROM tables WHERE last_at < ?').run(cutoff);
-      this.db.prepare('DELETE FROM receipts WHERE table_id IS NULL AND created_at < ?').run(cutoff);
-    })();
+    this.immediate(() => {
+      this.statements.sweepTableLogs.run(cutoff);
+      this.statements.sweepTables.run(cutoff);
+      this.statements.sweepReceipts.run(cutoff);
+    });
+  }
+
+  /** Runs `work` in one write transaction (BEGIN IMMEDIATE), rolled back if it or the commit throws. */
+  private immediate<T>(work: () => T): T {
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      const result = work();
+      this.db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      try {
+        this.db.exec('ROLLBACK');
+      } catch {
+        // SQLite already rolled back (some errors end the transaction themselves): the original error tells why.
+      }
+      throw error;
+    }
   }
 
   private row(id: string, now: number): TableRow | undefined {
-    return this.statements.table.get(id, now - this.limits.retentionMs);
+    return this.statements.table.get(id, now - this.limits.retentionMs) as TableRow | undefined;
   }
 
   async createTable(id: string, address: string, now: number): Promise<TableRecord> {
@@ -133,18 +192,16 @@ export class SqliteStore implements Store {
   }
 
   async append(tableId: string, build: EntryBuilder, now: number): Promise<Receipt> {
-    const receipt = this.db
-      .transaction(() => {
-        const row = this.row(tableId, now);
-        if (row === undefined) throw new TableNotFoundError();
-        if (row.entries >= this.limits.maxEntries) throw new TableFullError(this.limits.maxEntries);
-        const seq = row.entries + 1;
-        const entry = build(seq, row.last_hash);
-        this.statements.insert.run(entry.id, tableId, seq, now, JSON.stringify(entry));
-        this.statements.advance.run(seq, receiptHashSync(entry), now, tableId);
-        return entry;
-      })
-      .immediate();
+    const receipt = this.immediate(() => {
+      const row = this.row(tableId, now);
+      if (row === undefined) throw new TableNotFoundError();
+      if (row.entries >= this.limits.maxEntries) throw new TableFullError(this.limits.maxEntries);
+      const seq = row.entries + 1;
+      const entry = build(seq, row.last_hash);
+      this.statements.insert.run(entry.id, tableId, seq, now, JSON.stringify(entry));
+      this.statements.advance.run(seq, receiptHashSync(entry), now, tableId);
+      return entry;
+    });
     this.events.emit(tableId, receipt);
     return receipt;
   }
@@ -154,13 +211,16 @@ export class SqliteStore implements Store {
   }
 
   async receipt(id: string, now: number): Promise<Receipt | undefined> {
-    const row = this.statements.receipt.get(id, now - this.limits.retentionMs);
+    const row = this.statements.receipt.get(id, now - this.limits.retentionMs) as
+      | { body: string }
+      | undefined;
     return row && (JSON.parse(row.body) as Receipt);
   }
 
   async rolls(tableId: string, after: number, limit: number, now: number): Promise<Receipt[] | undefined> {
     if (this.row(tableId, now) === undefined) return undefined;
-    return this.statements.rolls.all(tableId, after, limit).map((row) => JSON.parse(row.body) as Receipt);
+    const rows = this.statements.rolls.all(tableId, after, limit) as { body: string }[];
+    return rows.map((row) => JSON.parse(row.body) as Receipt);
   }
 
   async subscribe(tableId: string, listener: EntryListener): Promise<() => void> {
@@ -168,9 +228,26 @@ export class SqliteStore implements Store {
     return () => this.events.off(tableId, listener);
   }
 
+  async holdStream(address: string, limit: number): Promise<(() => void) | undefined> {
+    const open = this.streams.get(address) ?? 0;
+    if (open >= limit) return undefined;
+    this.streams.set(address, open + 1);
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      const left = (this.streams.get(address) ?? 1) - 1;
+      if (left <= 0) this.streams.delete(address);
+      else this.streams.set(address, left);
+    };
+  }
+
   async close(): Promise<void> {
     clearInterval(this.sweeper);
     this.events.removeAllListeners();
-    if (this.db.open) this.db.close();
+    if (this.open) {
+      this.open = false;
+      this.db.close();
+    }
   }
 }

@@ -42,6 +42,12 @@ export interface Store {
   rolls(tableId: string, after: number, limit: number, now: number): Promise<Receipt[] | undefined>;
   /** Calls `listener` with every entry appended to the table from now on, by any instance. */
   subscribe(tableId: string, listener: EntryListener): Promise<() => void>;
+  /**
+   * Takes one of `address`'s places for an open event stream, counted across every instance that
+   * shares the store; undefined when the address holds `limit` already. The returned function
+   * gives the place back when the stream ends.
+   */
+  holdStream(address: string, limit: number): Promise<(() => void) | undefined>;
   close(): Promise<void>;
 }
 

@@ -1,5 +1,5 @@
 // Receipts and tables as the service offers them: the signing key, the store (opened on first
-// use, or at start by the server), the limits, and the per-address count of live event streams.
+// use, or at start by the server), the limits, and the per-address places of live event streams.
 // The API operations and the SSE route call this; nothing here knows HTTP (docs/trust.md).
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../config.js';
@@ -29,7 +29,6 @@ export const TABLE_ID_PATTERN = /^[A-Za-z0-9_-]{16,64}$/;
 
 export class Trust {
   private opened: Store | undefined;
-  private readonly streams = new Map<string, number>();
 
   private unannounced: (() => void) | undefined;
 
@@ -120,18 +119,12 @@ export class Trust {
     return this.store.createTable(newTableId(), address, Date.now());
   }
 
-  /** Takes one of the address's event-stream places; false when it holds them all already. */
-  openStream(address: string): boolean {
-    const open = this.streams.get(address) ?? 0;
-    if (open >= this.limits.sseConnectionsPerAddress) return false;
-    this.streams.set(address, open + 1);
-    return true;
-  }
-
-  closeStream(address: string): void {
-    const open = (this.streams.get(address) ?? 1) - 1;
-    if (open <= 0) this.streams.delete(address);
-    else this.streams.set(address, open);
+  /**
+   * Takes one of the address's event-stream places, across every instance sharing the store;
+   * undefined when it holds them all already. Call the result when the stream ends.
+   */
+  openStream(address: string): Promise<(() => void) | undefined> {
+    return this.store.holdStream(address, this.limits.sseConnectionsPerAddress);
   }
 
   async close(): Promise<void> {

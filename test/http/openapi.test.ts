@@ -2,6 +2,10 @@
 // (exact code enums, examples equal to real responses), the limits, named components and no
 // security; and the REST routes, the tRPC procedures and the document list exactly the
 // operations of the table.
+
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,8 +14,10 @@ import { OPERATIONS, type Operation } from '../../src/api/operations.js';
 import { routerOf } from '../../src/api/router.js';
 import { CODE_SCHEMAS, codesOf, ERROR_CODES, ERROR_STATUSES } from '../../src/errors.js';
 import { buildOpenApiDocument } from '../../src/http/openapi.js';
+import { LIMITS } from '../../src/limits.js';
 import { VERSION } from '../../src/version.js';
-import { expectError, logCollector, makeApp } from '../support/app.js';
+import { expectError, listen, logCollector, makeApp } from '../support/app.js';
+import { type EventStream, openEvents } from '../support/events.js';
 import { failingSource } from '../support/sources.js';
 
 type Json = Record<string, unknown>;
@@ -166,7 +172,8 @@ describe('GET /openapi.json', () => {
       Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`),
     );
     const table = Object.values(OPERATIONS).map((op) => `${op.method} ${op.path}`);
-    expect(documented.sort()).toEqual([...table].sort());
+    // Plus the one hand-written route the document describes: the table event stream.
+    expect(documented.sort()).toEqual([...table, 'GET /v1/tables/{id}/events'].sort());
     expect(table.sort()).toEqual([
       'GET /.well-known/jwks.json',
       'GET /v1/health',
@@ -327,10 +334,102 @@ describe('an operation is one entry of the table', () => {
       '/v1/rolls/{rollId}',
       '/v1/stats',
       '/v1/tables',
+      '/v1/tables/{id}/events',
       '/v1/tables/{id}/rolls',
     ]);
     const responses = doc.paths['/v1/echo']?.get?.responses as Record<string, unknown>;
     expect(Object.keys(responses).sort()).toEqual(['200', '400']);
     expect(doc.components.schemas.EchoRequest).toBeDefined();
+  });
+});
+
+describe('GET /v1/tables/{id}/events (Server-Sent Events) in the document', () => {
+  interface Parameter {
+    in: string;
+    name: string;
+    schema: Json;
+  }
+  interface Response {
+    content: Record<string, { schema: Json; example: unknown }>;
+  }
+  let app: FastifyInstance;
+  let base: string;
+  let doc: Doc;
+  let events: Json & { parameters: Parameter[]; responses: Record<string, Response> };
+  const exampleOf = (status: number) =>
+    events.responses[String(status)]!.content['application/json']!.example;
+  const createTable = async () =>
+    (await app.inject({ method: 'POST', url: '/v1/tables' })).json().id as string;
+
+  beforeAll(async () => {
+    app = await makeApp({ dataDir: mkdtempSync(join(tmpdir(), 'fairdice-openapi-')), rateLimitMax: 1000 });
+    base = await listen(app);
+    doc = (await app.inject({ url: '/openapi.json' })).json() as Doc;
+    events = operationOf(doc, 'get', '/v1/tables/{id}/events') as typeof events;
+  });
+  afterAll(() => app.close());
+
+  it('describes a text/event-stream with Last-Event-ID resume, its id parameter and its errors', () => {
+    expect(events.operationId).toBe('tableEvents');
+    expect(events.tags).toEqual(['tables']);
+    const [id, lastEventId, after] = events.parameters;
+    const rolls = operationOf(doc, 'get', '/v1/tables/{id}/rolls') as { parameters: Parameter[] };
+    expect(id).toEqual(rolls.parameters.find((parameter) => parameter.in === 'path'));
+    expect(lastEventId).toMatchObject({ in: 'header', name: 'Last-Event-ID', required: false });
+    expect(after).toMatchObject({ in: 'query', name: 'after', schema: { type: 'integer', minimum: 0 } });
+    expect(Object.keys(events.responses).sort()).toEqual(['200', '400', '404', '429', '500', '503']);
+    const ok = events.responses['200']!.content;
+    expect(Object.keys(ok)).toEqual(['text/event-stream']);
+    expect(ok['text/event-stream']!.example).toMatch(
+      /^: fairdice table events\n[\s\S]*\nevent: roll\ndata: \{/,
+    );
+    for (const status of [400, 404, 429, 500, 503] as const)
+      expect(events.responses[String(status)]!.content['application/json']!.schema).toEqual({
+        $ref: `#/components/schemas/${ERROR_STATUSES[status].schema}`,
+      });
+    expect(JSON.stringify(events.responses['429'])).toContain('#/components/headers/RetryAfter');
+  });
+
+  it('its error examples are what the route answers', async () => {
+    const table = await createTable();
+    const badResume = await app.inject({
+      url: `/v1/tables/${table}/events`,
+      headers: { 'last-event-id': 'x' },
+    });
+    expect(badResume.statusCode).toBe(400);
+    expect(badResume.json()).toEqual(exampleOf(400));
+    const unknown = await app.inject({ url: '/v1/tables/AAAAAAAAAAAAAAAAAAAAAAAA/events' });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json()).toEqual(exampleOf(404));
+    const open: EventStream[] = [];
+    try {
+      for (let i = 0; i < LIMITS.sseConnectionsPerAddress; i++) {
+        const stream = await openEvents(base, `/v1/tables/${table}/events`);
+        open.push(stream);
+        expect(stream.status).toBe(200);
+      }
+      const refused = await openEvents(base, `/v1/tables/${table}/events`);
+      expect(refused.status).toBe(429);
+      expect(JSON.parse(await refused.body())).toEqual(exampleOf(429));
+    } finally {
+      for (const stream of open) stream.close();
+    }
+  });
+
+  it('a real event has the documented form: id, event: roll, and a receipt as data', async () => {
+    const table = await createTable();
+    const stream = await openEvents(base, `/v1/tables/${table}/events`, { 'last-event-id': '0' });
+    try {
+      expect(stream.headers['content-type']).toMatch(/^text\/event-stream/);
+      await app.inject({ method: 'POST', url: '/v1/roll', payload: { formula: '1d6', table } });
+      const [event] = await stream.waitFor(1);
+      expect([event!.id, event!.event]).toEqual(['1', 'roll']);
+      const receipt = JSON.parse(event!.data) as Json;
+      const required = (doc.components.schemas.Receipt as { required: string[] }).required;
+      expect(required.length).toBeGreaterThan(0);
+      for (const key of required) expect(receipt, key).toHaveProperty(key);
+    } finally {
+      stream.close();
+    }
   });
 });

@@ -41,10 +41,15 @@ const entry = (overrides: Partial<Operation>): Operation => ({
 
 async function serve(
   operations: Record<string, Operation>,
+  checkOutputs?: boolean,
 ): Promise<{ app: FastifyInstance; lines: LogLine[] }> {
   const log = logCollector();
   const app = Fastify({ logger: { level: 'warn', stream: log } });
-  registerRestRoutes(app, operations, { contextOf: () => context, bodyLimitBytes: 8192 });
+  registerRestRoutes(app, operations, {
+    contextOf: () => context,
+    bodyLimitBytes: 8192,
+    ...(checkOutputs === undefined ? {} : { checkOutputs }),
+  });
   await app.ready();
   return { app, lines: log.lines };
 }
@@ -77,6 +82,22 @@ describe('REST routes from the table', () => {
       ).toBe('/v1/measure answers GET only.');
     } finally {
       await app.close();
+    }
+  });
+
+  it('without the output check (NODE_ENV=production), the answer is written by its schema alone', async () => {
+    // A field the strict output schema does not have: a 500 when checked, left out when not.
+    const extra = entry({ run: () => ({ word: 'x', length: 1, secret: 'leak' }) });
+    const checked = await serve({ extra });
+    const unchecked = await serve({ extra }, false);
+    try {
+      expectError(await checked.app.inject({ url: '/v1/measure?word=x' }), 500, 'internal_error');
+      const sent = await unchecked.app.inject({ url: '/v1/measure?word=x' });
+      expect(sent.statusCode).toBe(200);
+      expect(sent.json()).toEqual({ word: 'x', length: 1 });
+    } finally {
+      await checked.app.close();
+      await unchecked.app.close();
     }
   });
 

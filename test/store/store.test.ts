@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisStore } from '../../src/store/redis.js';
-import { SqliteStore } from '../../src/store/sqlite.js';
+import { SQLITE_DRIVER, SqliteStore } from '../../src/store/sqlite.js';
 import {
   type Store,
   type StoreLimits,
@@ -110,6 +110,22 @@ function storeContract(name: string, open: () => Store | Promise<Store>) {
       expect(await store.receipt('0190a000-0000-7000-8000-000000000000', now)).toBeUndefined();
     });
 
+    it('holds at most the limit of event-stream places per address, and gives them back', async () => {
+      const address = `10.6.${process.pid % 250}.${++tableCount % 250}`;
+      const first = await store.holdStream(address, 2);
+      const second = await store.holdStream(address, 2);
+      expect([typeof first, typeof second]).toEqual(['function', 'function']);
+      expect(await store.holdStream(address, 2)).toBeUndefined();
+      const other = await store.holdStream(`${address}9`, 2);
+      expect(other).toBeTypeOf('function');
+      first!();
+      first!(); // twice: still one place given back
+      const third = await store.holdStream(address, 2);
+      expect(third).toBeTypeOf('function');
+      expect(await store.holdStream(address, 2)).toBeUndefined();
+      for (const release of [second, third, other]) release!();
+    });
+
     it('delivers appended entries to subscribers until they unsubscribe', async () => {
       const now = Date.now();
       const id = newTableId();
@@ -147,6 +163,35 @@ describe('SqliteStore across restarts', () => {
     expect(all.map((receipt) => receipt.seq)).toEqual([1, 2, 3]);
     expect(await verifyChain(all, keys.jwks)).toMatchObject({ valid: true });
     await second.close();
+  });
+
+  it("uses Node's own node:sqlite from Node 22.13 on, better-sqlite3 before", async () => {
+    const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+    const builtIn = major > 22 || (major === 22 && minor >= 13);
+    expect(SQLITE_DRIVER).toBe(builtIn ? 'node:sqlite' : 'better-sqlite3');
+    const store = new SqliteStore(mkdtempSync(join(tmpdir(), 'fairdice-driver-')), LIMITS);
+    expect(store.driver).toBe(SQLITE_DRIVER);
+    await store.close();
+  });
+
+  it('rolls back an append whose entry cannot be built, and the chain goes on', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fairdice-rollback-'));
+    const store = new SqliteStore(dir, LIMITS);
+    const now = Date.now();
+    const id = newTableId();
+    await store.createTable(id, '10.4.0.1', now);
+    await store.append(id, entry(id), now);
+    const failing = (seq: number, prev: string) => {
+      signReceipt(keys, { request: { formula: '1d20' }, roll, table: id, seq, prev });
+      throw new Error('builder failed');
+    };
+    await expect(store.append(id, failing, now)).rejects.toThrow('builder failed');
+    expect(await store.table(id, now)).toMatchObject({ entries: 1 });
+    await store.append(id, entry(id), now);
+    const all = (await store.rolls(id, 0, 10, now))!;
+    expect(all.map((receipt) => receipt.seq)).toEqual([1, 2]);
+    expect(await verifyChain(all, keys.jwks)).toMatchObject({ valid: true });
+    await store.close();
   });
 
   it('forgets tables idle longer than the retention, and old receipts', async () => {
@@ -199,6 +244,38 @@ describeWithRedis('RedisStore', (executable) => {
     await b.close();
   });
 
+  it('counts event-stream places across stores on one Redis; a vanished store loses its own', async () => {
+    const leaseMs = 1_500;
+    const a = new RedisStore(redis.url, LIMITS, 'streams:', leaseMs);
+    const b = new RedisStore(redis.url, LIMITS, 'streams:', leaseMs);
+    await Promise.all([a.ready(), b.ready()]);
+    const onA = await a.holdStream('10.7.0.1', 2);
+    const onB = await b.holdStream('10.7.0.1', 2);
+    expect([typeof onA, typeof onB]).toEqual(['function', 'function']);
+    expect(await a.holdStream('10.7.0.1', 2)).toBeUndefined();
+    onB!();
+    await until(async () => {
+      const again = await a.holdStream('10.7.0.1', 2);
+      again?.();
+      return again !== undefined;
+    }, "b's place given back");
+    // a's place outlives several leases while a renews it...
+    await new Promise((resolve) => setTimeout(resolve, 2 * leaseMs));
+    const full = [await b.holdStream('10.7.0.1', 2)];
+    expect(full[0]).toBeTypeOf('function');
+    expect(await b.holdStream('10.7.0.1', 2)).toBeUndefined();
+    // ...and lapses once a is gone without giving it back (a crashed instance).
+    await a.close();
+    await until(async () => {
+      const taken = await b.holdStream('10.7.0.1', 2);
+      if (taken !== undefined) full.push(taken);
+      return taken !== undefined;
+    }, "a's lapsed place");
+    for (const release of full) release!();
+    expect(onA).toBeTypeOf('function');
+    await b.close();
+  });
+
   it('answers StoreUnavailableError while Redis is down, and works again once it is back', async () => {
     const store = new RedisStore(redis.url, LIMITS, 'down:');
     await store.ready();
@@ -209,6 +286,7 @@ describeWithRedis('RedisStore', (executable) => {
     );
     await expect(store.receipt('x', now)).rejects.toBeInstanceOf(StoreUnavailableError);
     await expect(store.subscribe('x', () => {})).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(store.holdStream('10.5.0.1', 2)).rejects.toBeInstanceOf(StoreUnavailableError);
     await redis.restart();
     await until(async () => {
       try {

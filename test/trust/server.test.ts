@@ -1,6 +1,7 @@
 // Receipts and tables with the real server processes: a key file others can read is refused at
 // start; an SQLite table survives a crash of the service mid-table; two instances on one Redis
-// share a table live; Redis down means 503 for tables while plain rolls go on.
+// share a table live and one per-address cap on event streams; Redis down means 503 for tables
+// while plain rolls go on.
 import { generateKeyPairSync } from 'node:crypto';
 import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,7 @@ import { openEvents } from '../support/events.js';
 import { freePort, send } from '../support/http.js';
 import { describeWithRedis, type RedisServer, startRedis } from '../support/redis.js';
 import { killServer, type ServerProcess, startServer } from '../support/server-process.js';
+import { until } from '../support/wait.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'fairdice-trust-server-'));
 
@@ -101,11 +103,23 @@ describeWithRedis('Redis store with real instances', (executable) => {
   });
 
   it('an event stream on one instance sees rolls made on the other, in one chain', async () => {
-    const env = { REDIS_URL: redis.url, SIGNING_KEY_FILE: keyFile(0o600) };
+    const env = { REDIS_URL: redis.url, SIGNING_KEY_FILE: keyFile(0o600), SSE_CONNECTIONS_PER_ADDRESS: '2' };
     const [a, b] = await Promise.all([serve(env), serve(env)]);
     const table = (await call(a.base, 'POST', '/v1/tables')).json.id as string;
     const stream = await openEvents(a.base, `/v1/tables/${table}/events`);
     expect(stream.status).toBe(200);
+    // The per-address stream cap holds across the instances.
+    const onB = await openEvents(b.base, `/v1/tables/${table}/events`);
+    expect(onB.status).toBe(200);
+    const third = await openEvents(a.base, `/v1/tables/${table}/events`);
+    expect(third.status).toBe(429);
+    expect(JSON.parse(await third.body())).toMatchObject({ error: { code: 'too_many_streams' } });
+    onB.close();
+    await until(async () => {
+      const again = await openEvents(a.base, `/v1/tables/${table}/events`);
+      again.close();
+      return again.status === 200;
+    }, 'the place b gave back');
     expect((await rollAt(b.base, table, '1d4')).status).toBe(200);
     expect((await rollAt(a.base, table, '1d6')).status).toBe(200);
     expect((await rollAt(b.base, table, '1d8')).status).toBe(200);

@@ -28,6 +28,10 @@ const raw: RawResults = {
   http: {
     bareFastify: scenario('bareFastify', httpRounds([40_000, 30_000, 44_000], [1, 1, 1], [20, 20, 20])),
     rollGet: scenario('fairdice', httpRounds([24_000, 12_000, 22_000], [1.5, 2.5, 1.8], [30, 40, 38])),
+    bareSameAnswer: scenario(
+      'bareFastifySameAnswer',
+      httpRounds([30_000, 16_000, 20_000], [1, 2, 2], [24, 36, 38]),
+    ),
     trpcToOpenapiGet: scenario(
       'trpcToOpenapi',
       httpRounds([4_000, 4_000, 5_000], [9, 9, 9], [200, 200, 200]),
@@ -66,6 +70,10 @@ describe('buildReport', () => {
     expect(report.ratios.rollGetP99VsBareFastify).toBeCloseTo(1.8, 12);
     expect(report.ratios.rollGetCpuVsBareFastify).toBeCloseTo(0.5263, 3); // 20/38
     expect(report.ratios.rollGetVsTrpcToOpenapi).toBeCloseTo(4.4, 12); // 6, 3, 4.4
+    expect(report.ratios.rollGetVsBareSameAnswer).toBeCloseTo(0.8, 12); // 0.8, 0.75, 1.1
+    expect(report.ratios.rollGetCpuVsBareSameAnswer).toBeCloseTo(0.9, 12); // 0.8, 0.9, 1
+    // Informational: the reference carries no target.
+    expect(report.targets.rollGetCpuVsBareSameAnswer).toBeUndefined();
     expect(report.ratios.engine4d6kh3VsRpgDiceRoller).toBe(6);
     expect(report.ratios.engine4d6kh3CachedVsUncached).toBe(2.8); // 3, 2, 2.8
     expect(report.ratios.rollGetVsBareFastifyAutocannon).toBeCloseTo(0.8, 12); // 0.8, 0.9, 0.7

@@ -472,7 +472,9 @@ function traceParse(formula: string): string {
   if (tracedParser === undefined) {
     const root = join(dirname(fileURLToPath(import.meta.url)), '..');
     const grammar = readFileSync(join(root, 'grammar', 'dice.peggy'), 'utf8');
-    tracedParser = peggy.generate(grammar, { trace: true });
+    // Both start rules, as the build compiles it: peggy drops rules no start rule reaches, and
+    // the grammar's per-parse initializer names every rule (`liveRules`).
+    tracedParser = peggy.generate(grammar, { trace: true, allowedStartRules: ['Formula', 'Fragment'] });
   }
   const parser = tracedParser;
   const lines: string[] = ['trace (column, event, rule)'];

@@ -26,7 +26,8 @@ export const ERROR_STATUSES = {
   },
   503: {
     schema: 'UnavailableError',
-    description: 'The table and receipt store cannot be reached; plain rolls still work',
+    description:
+      'The table and receipt store cannot be reached (plain rolls still work), or every stats worker is busy and its queue full (retry after the retry-after header)',
   },
 } as const;
 
@@ -208,5 +209,21 @@ export class RandomSourceError extends DiceError {
   constructor(options?: { cause?: unknown }) {
     super('internal_error', MESSAGES.randomSource, options);
     this.name = 'RandomSourceError';
+  }
+}
+
+/**
+ * Every /v1/stats worker is busy and the queue is full: 503 unavailable, with a retry-after
+ * (seconds) the HTTP edge sends as a header.
+ */
+export class StatsBusyError extends DiceError {
+  declare readonly code: 'unavailable';
+  readonly retryAfterSeconds = 1;
+  constructor() {
+    super(
+      'unavailable',
+      'Every stats worker is busy and its queue is full; try again in the number of seconds in the retry-after header.',
+    );
+    this.name = 'StatsBusyError';
   }
 }

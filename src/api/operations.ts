@@ -165,6 +165,8 @@ const ROLL_ERRORS = [400, 413, 429, 500] as const satisfies readonly ErrorStatus
 /** A roll that asks for a receipt or names a table also meets the store (docs/trust.md). */
 const SIGNED_ROLL_ERRORS = [400, 404, 409, 413, 429, 500, 503] as const satisfies readonly ErrorStatus[];
 const STORE_READ_ERRORS = [400, 404, 429, 500, 503] as const satisfies readonly ErrorStatus[];
+/** /v1/stats also answers 503 when every worker is busy and the queue is full. */
+const STATS_ERRORS = [400, 413, 429, 500, 503] as const satisfies readonly ErrorStatus[];
 
 /** A distribution never changes for a given version: a day of public caching. */
 const STATS_MAX_AGE_SECONDS = 86_400;
@@ -383,7 +385,7 @@ export const OPERATIONS = {
     tags: ['stats'],
     summary: 'Exact probabilities of a formula, from the query string',
     description: `${statsDescription} Answers carry an ETag and public caching; If-None-Match gives 304.`,
-    errors: ROLL_ERRORS,
+    errors: STATS_ERRORS,
     refuses: ['too_complex'],
     run: (input, ctx) => ctx.stats.distribution(input),
     runJson: (input, ctx) => ctx.stats.json(input),
@@ -399,7 +401,7 @@ export const OPERATIONS = {
     tags: ['stats'],
     summary: 'Exact probabilities of a formula with bonuses and tags',
     description: `${statsDescription} Takes a full RollRequest plus an optional depth.`,
-    errors: ROLL_ERRORS,
+    errors: STATS_ERRORS,
     refuses: ['too_complex'],
     run: (input, ctx) => ctx.stats.distribution(input),
     runJson: (input, ctx) => ctx.stats.json(input),

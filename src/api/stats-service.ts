@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { LRUCache } from 'lru-cache';
 import { Piscina } from 'piscina';
-import { TooComplexError } from '../errors.js';
+import { StatsBusyError, TooComplexError } from '../errors.js';
 import { LIMITS } from '../limits.js';
 import {
   checkDistribution,
@@ -31,7 +31,12 @@ export interface StatsServiceOptions {
   dicePerRoll?: number | undefined;
   /** The engine's work budget (default LIMITS.statsCostBudget). */
   costBudget?: number | undefined;
+  /** Computations waiting for a worker at most; past it, 503 unavailable (default 64). */
+  queueMax?: number | undefined;
 }
+
+/** piscina's rejection when its queue is at maxQueue (it has no error code). */
+const QUEUE_FULL = 'Task queue is at limit';
 
 /** The compiled worker: next to this file in dist/, or dist/'s copy when running from src/ (tests). */
 function workerFile(): string {
@@ -53,9 +58,11 @@ export class StatsService {
   private readonly running = new Map<string, Promise<string>>();
   private readonly options: StatsOptions;
   private readonly timeoutMs: number;
+  private readonly queueMax: number;
 
   constructor(options: StatsServiceOptions = {}) {
     this.threads = options.threads ?? 1;
+    this.queueMax = options.queueMax ?? 64;
     this.cache = new LRUCache<string, string>({
       max: options.cacheEntries ?? 256,
       maxSize: 64 * 1024 * 1024,
@@ -71,7 +78,7 @@ export class StatsService {
       minThreads: 0,
       maxThreads: this.threads,
       idleTimeout: 30_000,
-      maxQueue: 64,
+      maxQueue: this.queueMax,
     });
     return this.poolInstance;
   }
@@ -112,6 +119,8 @@ export class StatsService {
     const running = this.running.get(key);
     if (running !== undefined) return running;
     checkDistribution(request, this.options);
+    // piscina does not bound the queue of tasks that carry an abort signal: the bound is kept here.
+    if (this.pool.queueSize >= this.queueMax) return Promise.reject(new StatsBusyError());
     const task = this.pool
       .run({ request, options: this.options }, { signal: AbortSignal.timeout(this.timeoutMs) })
       .then(
@@ -120,6 +129,7 @@ export class StatsService {
           return answer;
         },
         (error: unknown) => {
+          if ((error as { message?: unknown } | null)?.message === QUEUE_FULL) throw new StatsBusyError();
           if ((error as { name?: unknown } | null)?.name === 'AbortError') {
             throw new TooComplexError(
               `This formula's exact distribution took longer than the limit of ${this.timeoutMs / 1000} s.`,

@@ -7,9 +7,9 @@
 // before they are stored: a consumer that tried to change one would throw (modules are strict),
 // never corrupt another request's roll.
 //
-// A Map in insertion order is the whole LRU (a hit moves its key to the end, an insert past the
-// bound drops the first key): two operations are needed, and this keeps the engine free of
-// runtime dependencies. See docs/performance.md.
+// A Map in insertion order is the whole LRU (a hit moves its key to the end unless it moved
+// recently, an insert past the bound drops the first key): two operations are needed, and this
+// keeps the engine free of runtime dependencies. See docs/performance.md.
 
 import { LIMITS, TAG_PATTERN } from '../limits.js';
 import type { FormulaNode } from './ast.js';
@@ -35,11 +35,15 @@ export interface ParseCacheOptions {
 export class ParseCache {
   readonly maxEntries: number;
   readonly maxTextLength: number;
-  readonly #entries = new Map<string, FormulaNode>();
+  readonly #entries = new Map<string, { readonly node: FormulaNode; stamp: number }>();
+  /** Counts stores and moves; an entry's stamp is the count when it was stored or last moved. */
+  #tick = 0;
+  readonly #stayFor: number;
 
   constructor(options: ParseCacheOptions = {}) {
     this.maxEntries = options.maxEntries ?? 1000;
     this.maxTextLength = options.maxTextLength ?? 64;
+    this.#stayFor = Math.floor(this.maxEntries / 2);
     for (const [name, value] of Object.entries({
       maxEntries: this.maxEntries,
       maxTextLength: this.maxTextLength,
@@ -58,8 +62,8 @@ export class ParseCache {
   /** parseFragment, through the cache: the same node (frozen) or the same FormulaError. */
   fragment(text: string, options?: ParseFragmentOptions): FormulaNode {
     if (!this.#cacheable(text)) return parseFragment(text, options);
-    // `B` never starts a formula key (those start with `F`), so a bonus never meets a formula.
-    const key = `B${text}`;
+    // A key starting with NUL is never a text itself (see formulaKey): a bonus never meets a formula.
+    const key = `\0B${text}`;
     return this.#hit(key) ?? this.#store(key, parseFragment(text, options));
   }
 
@@ -77,18 +81,23 @@ export class ParseCache {
   }
 
   #hit(key: string): FormulaNode | undefined {
-    const node = this.#entries.get(key);
-    if (node !== undefined) {
-      // Most recently used goes last, so eviction (the first key) takes the least recently used.
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return undefined;
+    // Used entries move last, so eviction (the first key) takes the least recently used. An
+    // entry stored or moved within the last maxEntries / 2 stores and moves stays where it is:
+    // moving costs a delete and an insert on every hit of a repeated formula, and such an entry
+    // still outlives at least maxEntries / 2 lookups of other texts after this one.
+    if (this.#tick - entry.stamp > this.#stayFor) {
       this.#entries.delete(key);
-      this.#entries.set(key, node);
+      this.#entries.set(key, entry);
+      entry.stamp = ++this.#tick;
     }
-    return node;
+    return entry.node;
   }
 
   #store(key: string, node: FormulaNode): FormulaNode {
     deepFreeze(node);
-    this.#entries.set(key, node);
+    this.#entries.set(key, { node, stamp: ++this.#tick });
     if (this.#entries.size > this.maxEntries) {
       this.#entries.delete(this.#entries.keys().next().value!);
     }
@@ -97,22 +106,29 @@ export class ParseCache {
 }
 
 /**
- * `F<tags joined by commas>|<text>`, or undefined (do not cache) when a tag could make the key
- * ambiguous: a tag is letters only (TAG_PATTERN), so the first `|` always ends the tag list.
- * The service checks tags before parsing; only a library caller can send others.
+ * A formula without tags is its own key: the text as received, whose hash the engine computes
+ * once per string, where a key built by concatenation would be a new string to hash on every
+ * lookup. Every other key starts with NUL, so a text is used as itself only when its first
+ * character is not a control character: `\0F<tags joined by commas>|<text>` (and for texts
+ * that start with a control character, the same with no tags), or undefined (do not cache) when
+ * a tag could make the key ambiguous: a tag is letters only (TAG_PATTERN), so the first `|`
+ * always ends the tag list. The service checks tags before parsing; only a library caller can
+ * send others.
  */
 function formulaKey(text: string, tags: readonly string[] | undefined): string | undefined {
-  if (tags === undefined || tags.length === 0) return `F|${text}`;
+  if (tags === undefined || tags.length === 0) return text.charCodeAt(0) >= 0x20 ? text : `\0F|${text}`;
   if (tags.length > LIMITS.tagsPerRoll) return undefined;
   for (const tag of tags) if (typeof tag !== 'string' || !TAG_PATTERN.test(tag)) return undefined;
-  return `F${tags.join(',')}|${text}`;
+  return `\0F${tags.join(',')}|${text}`;
 }
 
-function deepFreeze(value: object): void {
+/** Freezes `value` and everything reachable from it through own enumerable properties. */
+export function deepFreeze<T extends object>(value: T): T {
   for (const child of Object.values(value)) {
     if (typeof child === 'object' && child !== null && !Object.isFrozen(child)) deepFreeze(child);
   }
   Object.freeze(value);
+  return value;
 }
 
 /** The cache every roll uses unless PrepareOptions.parseCache names another. */

@@ -39,6 +39,8 @@ export interface AppSeams {
   page?: BuiltPage | null;
   /** Receipts and tables (default: from the configuration, closed with the app). */
   trust?: Trust;
+  /** The /v1/stats workers (default: one thread, closed with the app); a test sizes its queue. */
+  stats?: StatsService;
 }
 
 // Read once per process, like /docs' assets: tests build many apps.
@@ -143,7 +145,7 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
   const trust = seams.trust ?? (await Trust.fromConfig(config, app.log));
   if (seams.trust === undefined) app.addHook('onClose', () => trust.close());
   // Its worker threads start on the first /v1/stats request and stop with the app.
-  const stats = new StatsService({ dicePerRoll: config.dicePerRoll });
+  const stats = seams.stats ?? new StatsService({ dicePerRoll: config.dicePerRoll });
   app.addHook('onClose', () => stats.close());
   const contextOf = (request: FastifyRequest): DiceContext => ({
     log: request.log,

@@ -76,6 +76,9 @@ export function replyWithError(
   const known = httpErrorOf(error, bodyLimitBytes, input);
   if (needsLogging(known)) request.log.error({ err: error }, 'request failed');
   const answer = known ?? unexpectedError();
+  // A refusal that says when to come back (every stats worker busy) says it in the header too.
+  const retryAfter = (answer as { retryAfterSeconds?: unknown }).retryAfterSeconds;
+  if (typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
   // A /trpc call gets tRPC's error shape, so a tRPC client can read it.
   const body = isTrpcUrl(request.url)
     ? trpcErrorBodyOf(answer, request.url, retryAfterOf(reply.getHeader('retry-after')))

@@ -11,7 +11,7 @@ import type {
   GroupModifier,
   GroupNode,
 } from '../formula/ast.js';
-import { type ParseCache, parseCache } from '../formula/cache.js';
+import { deepFreeze, type ParseCache, parseCache } from '../formula/cache.js';
 import {
   clampBounds,
   compareBounds,
@@ -177,6 +177,16 @@ export function prepareRoll(request: RollRequest, options?: PrepareOptions): Pre
 
   const cache = options?.parseCache ?? parseCache;
   const formula = cache.formula(request.formula, { tags });
+  // A formula from the parse cache (frozen, shared by every request with its text and tags),
+  // rolled as written, always gets the same plan: it is built once and shared too.
+  const asWritten = bonuses.length === 0 && advantage === 'normal' && Object.isFrozen(formula);
+  if (asWritten) {
+    const known = plansOfCachedFormulas.get(formula);
+    if (known !== undefined) {
+      checkDicePerRoll(known.diceCount, options);
+      return known;
+    }
+  }
   const fragments: Array<{ node: FormulaNode; item: string }> = [{ node: formula, item: 'formula' }];
   const preparedBonuses: PreparedBonus[] = [];
   const modifiers: number[] = [];
@@ -274,14 +284,7 @@ export function prepareRoll(request: RollRequest, options?: PrepareOptions): Pre
     groups.push(group);
     diceCount += group.count;
   }
-  const dicePerRoll = options?.dicePerRoll ?? LIMITS.dicePerRoll;
-  if (diceCount > dicePerRoll) {
-    throw new FormulaError(
-      `This roll asks for ${formatInteger(diceCount)} dice; a roll may throw at most ${formatInteger(dicePerRoll)}.`,
-      'formula',
-      undefined,
-    );
-  }
+  checkDicePerRoll(diceCount, options);
 
   let modifier = 0;
   for (const value of modifiers) modifier += value;
@@ -289,7 +292,7 @@ export function prepareRoll(request: RollRequest, options?: PrepareOptions): Pre
   if (advantageModifier !== undefined) advantageState = advantageModifier.mode;
   else if (advantaged !== undefined) advantageState = advantage;
 
-  return {
+  const prepared: PreparedRoll = {
     formula: request.formula.trim(),
     groups,
     modifiers,
@@ -300,6 +303,27 @@ export function prepareRoll(request: RollRequest, options?: PrepareOptions): Pre
     deprecations,
     arithmetic: groupOf === undefined ? undefined : { formula, bonuses: preparedBonuses, groupOf },
   };
+  // Frozen like the formula it comes from: a caller writing to a shared plan throws instead of
+  // changing another request's roll.
+  if (asWritten) plansOfCachedFormulas.set(formula, deepFreeze(prepared));
+  return prepared;
+}
+
+/**
+ * Plans of formulas from a parse cache, rolled as written (no bonuses, no request advantage),
+ * keyed by the cached node: an entry goes when its node leaves the cache and is collected.
+ */
+const plansOfCachedFormulas = new WeakMap<FormulaNode, PreparedRoll>();
+
+function checkDicePerRoll(diceCount: number, options: PrepareOptions | undefined): void {
+  const dicePerRoll = options?.dicePerRoll ?? LIMITS.dicePerRoll;
+  if (diceCount > dicePerRoll) {
+    throw new FormulaError(
+      `This roll asks for ${formatInteger(diceCount)} dice; a roll may throw at most ${formatInteger(dicePerRoll)}.`,
+      'formula',
+      undefined,
+    );
+  }
 }
 
 /**

@@ -161,3 +161,99 @@ export function explodingSum(
   }
   return { min: n, counts, denominator: s ** BigInt(n * (depth + 1)) };
 }
+
+// --- any die of the second edition ------------------------------------------------------------
+
+/**
+ * A die as the roller throws it, for every form of the language: each of its `sides` equally
+ * likely face slots shows `values[i]` (the face, custom or 1..sides, already clamped); a value
+ * in the reroll condition is rerolled (at most `rerollLimit` times), then a final value in the
+ * explode condition throws extras (at most 100), each recorded minus `penalty` and tested on
+ * its clamped value before the penalty. Compounding merges a chain into one value: the same
+ * value as an exploding chain, counted as one result.
+ */
+export interface GeneralDie {
+  sides: number;
+  values: readonly number[];
+  rerollLimit: number;
+  rerolled: readonly boolean[];
+  explodes: readonly boolean[];
+  exploding: boolean;
+  penalty: number;
+  compound: boolean;
+}
+
+/** A die's contribution, keyed: `init` maps its final throw's value, `extra` an extra's tested value. */
+export interface ChainKeys {
+  init: (value: number) => number;
+  extra: (value: number) => number;
+}
+
+/** Sparse polynomial over integer keys: key -> weight. */
+type Sparse = Map<number, bigint>;
+
+function addTo(target: Sparse, key: number, weight: bigint): void {
+  if (weight === 0n) return;
+  target.set(key, (target.get(key) ?? 0n) + weight);
+}
+
+function sparseTimes(a: Sparse, b: Sparse): Sparse {
+  const out: Sparse = new Map();
+  for (const [ka, wa] of a) for (const [kb, wb] of b) addTo(out, ka + kb, wa * wb);
+  return out;
+}
+
+/**
+ * The distribution of one die's keyed contribution (the sum of init(final value) and
+ * extra(tested value) over its extras), listing chains of at most `depth` extras; deeper chains
+ * are the tail. Counts over consecutive keys from `min`.
+ */
+export function chainCounts(die: GeneralDie, depth: number, keys: ChainKeys): DieCounts {
+  const s = BigInt(die.sides);
+  let met = 0n;
+  for (let i = 0; i < die.sides; i++) if (die.rerolled[i]) met++;
+  const limit = BigInt(die.rerollLimit);
+  // Final throw weights over sides^(limit+1): as finalThrowWeights, per face slot.
+  const keptWeight = met === 0n ? 1n : (s ** (limit + 1n) - met ** (limit + 1n)) / (s - met);
+  const metWeight = met === 0n ? 0n : met ** limit;
+  const throwDenominator = met === 0n ? s : s ** (limit + 1n);
+  const cap = LIMITS.explodeCap;
+  const extras = die.exploding ? Math.min(depth, cap) : 0;
+  let scale = s ** BigInt(extras);
+  const result: Sparse = new Map();
+  let chain: Sparse = new Map();
+  const stop: Sparse = new Map();
+  const go: Sparse = new Map();
+  for (let i = 0; i < die.sides; i++) {
+    const value = die.values[i]!;
+    const weight = die.rerolled[i] ? metWeight : keptWeight;
+    if (die.exploding && die.explodes[i]) {
+      addTo(chain, keys.init(value), weight);
+      addTo(go, keys.extra(value), 1n);
+    } else {
+      addTo(result, keys.init(value), weight * scale);
+      if (die.exploding) addTo(stop, keys.extra(value), 1n);
+    }
+  }
+  const any: Sparse = new Map(stop);
+  for (const [k, w] of go) addTo(any, k, w);
+  for (let j = 1; j <= extras && chain.size > 0; j++) {
+    scale /= s;
+    // Chains of j extras: the first j-1 extras explode, the j-th stops (any value at the cap).
+    for (const [k, w] of sparseTimes(chain, j === cap ? any : stop)) addTo(result, k, w * scale);
+    chain = j === cap ? new Map() : sparseTimes(chain, go);
+  }
+  let tail = 0n;
+  for (const w of chain.values()) tail += w;
+  const denominator = throwDenominator * s ** BigInt(extras);
+  if (result.size === 0) return { min: 0, counts: [], tail, denominator };
+  let min = Number.POSITIVE_INFINITY;
+  let max = Number.NEGATIVE_INFINITY;
+  for (const k of result.keys()) {
+    if (k < min) min = k;
+    if (k > max) max = k;
+  }
+  const counts: bigint[] = new Array(max - min + 1).fill(0n);
+  for (const [k, w] of result) counts[k - min] = w;
+  return reduce({ min, counts, tail, denominator });
+}

@@ -13,14 +13,15 @@ import { unpack } from './poly.js';
 /**
  * Distribution of the sum of the k kept dice of n (1 <= k < n), as counts over the values
  * `k * die.min + i`. A die in the die's tail (a chain deeper than the listing depth) counts as
- * higher than any listed value: a roll that keeps one is left out of the listing (its mass is
- * the caller's tail); a roll that drops it is listed.
+ * higher than any listed value when `tailAbove` (the caller checks it): a roll that keeps one is
+ * left out of the listing (its mass is the caller's tail); a roll that drops it is listed.
  */
 export function keepDistribution(
   die: DieCounts,
   n: number,
   k: number,
   highest: boolean,
+  tailAbove: boolean,
 ): { min: number; counts: bigint[] } {
   const maxIndex = die.counts.length - 1;
   // Positions count from the first outcome processed (the top one when keeping the highest), so
@@ -36,8 +37,9 @@ export function keepDistribution(
   const slotBits = 4 * Math.ceil((bitLength(die.denominator) * n + n + 8) / 4);
   const slot = BigInt(slotBits);
   // Below the current outcome in processing order: the later outcomes, plus (keeping the
-  // lowest) the tail, whose dice are the highest and so may be dropped.
-  let rest = highest ? 0n : die.tail;
+  // lowest) the tail, whose dice are the highest and so may be dropped. When the tail's chains do
+  // not all rank above the listed values, a roll with any die in the tail is left to the tail.
+  let rest = highest || !tailAbove ? 0n : die.tail;
   for (const o of outcomes) rest += o.weight;
 
   // binomials[j][c] = C(n - j, c), c = 0..k.

@@ -74,3 +74,24 @@ describe('StatsService', () => {
     expect(service.etag({ formula: '4d6kl3' })).not.toBe(etag);
   });
 });
+
+describe('a full queue', () => {
+  it('refuses past queueMax waiting computations with StatsBusyError (503 unavailable)', async () => {
+    const { StatsBusyError } = await import('../../src/errors.js');
+    const small = new StatsService({ threads: 1, queueMax: 1 });
+    try {
+      const settled = await Promise.allSettled(
+        [20, 21, 22, 23, 24, 25].map((depth) => small.json({ formula: '6d10!kh3', depth })),
+      );
+      const refused = settled.filter((s) => s.status === 'rejected');
+      expect(refused.length).toBeGreaterThan(0);
+      for (const r of refused) {
+        expect((r as PromiseRejectedResult).reason).toBeInstanceOf(StatsBusyError);
+        expect((r as PromiseRejectedResult).reason).toMatchObject({ code: 'unavailable', status: 503 });
+      }
+      expect(settled.some((s) => s.status === 'fulfilled')).toBe(true);
+    } finally {
+      await small.close();
+    }
+  }, 30_000);
+});

@@ -69,6 +69,37 @@ describe('ParseCache hits', () => {
     expect(cache.size).toBe(7); // five formula texts and two string bonuses
   });
 
+  it('shares one frozen plan per cached formula rolled as written, and only then', () => {
+    const cache = new ParseCache();
+    const never = new ParseCache({ maxEntries: 0 });
+    const plan = prepareRoll({ formula: '3d6r1!x2+2d8' }, { parseCache: cache });
+    expect(prepareRoll({ formula: '3d6r1!x2+2d8' }, { parseCache: cache })).toBe(plan);
+    expectDeepFrozen(plan, 'plan');
+    expect(plan).toEqual(prepareRoll({ formula: '3d6r1!x2+2d8' }, { parseCache: never }));
+    // Parsed every time: a plan of its own each time, never frozen.
+    const fresh = prepareRoll({ formula: '3d6r1!x2+2d8' }, { parseCache: never });
+    expect(fresh).not.toBe(prepareRoll({ formula: '3d6r1!x2+2d8' }, { parseCache: never }));
+    expect(Object.isFrozen(fresh)).toBe(false);
+    // Bonuses and the request's advantage change the plan: built per request.
+    const withBonus = prepareRoll({ formula: '1d20+5', bonuses: [2] }, { parseCache: cache });
+    expect(prepareRoll({ formula: '1d20+5', bonuses: [2] }, { parseCache: cache })).not.toBe(withBonus);
+    expect(withBonus.modifier).toBe(7);
+    const advantaged = prepareRoll({ formula: '1d20+5', advantage: 'advantage' }, { parseCache: cache });
+    expect(advantaged.groups[0]!.count).toBe(2);
+    const asWritten = prepareRoll({ formula: '1d20+5' }, { parseCache: cache });
+    expect(asWritten.groups[0]!.count).toBe(1);
+    expect(asWritten.modifier).toBe(5);
+    expect(prepareRoll({ formula: '1d20+5' }, { parseCache: cache })).toBe(asWritten);
+  });
+
+  it('checks the dice limit of every request against a shared plan', () => {
+    const cache = new ParseCache();
+    expect(prepareRoll({ formula: '10d6' }, { parseCache: cache }).diceCount).toBe(10);
+    expect(prepareRoll({ formula: '10d6' }, { parseCache: cache, dicePerRoll: 10 }).diceCount).toBe(10);
+    const error = errorOf(() => prepareRoll({ formula: '10d6' }, { parseCache: cache, dicePerRoll: 9 }));
+    expect(error.message).toBe('formula: This roll asks for 10 dice; a roll may throw at most 9.');
+  });
+
   it('behaves as the parser for any text, called twice', () => {
     const cache = new ParseCache({ maxEntries: 50 });
     const outcome = (run: () => FormulaNode) => {
@@ -115,6 +146,40 @@ describe('ParseCache bounds', () => {
     expect(b2).toEqual(b);
     for (let sides = 1; sides <= 100; sides++) cache.formula(`1d${sides}`);
     expect(cache.size).toBe(3);
+  });
+
+  it('keeps an entry for at least maxEntries / 2 lookups of other texts after its last use', () => {
+    // A hit moves its key to the end only when the key was not stored or moved recently: a
+    // repeated formula costs no Map writes, and recent use still protects it from eviction.
+    fc.assert(
+      fc.property(
+        fc
+          .integer({ min: 1, max: 12 })
+          .chain((bound) =>
+            fc.tuple(
+              fc.constant(bound),
+              fc.array(fc.integer({ min: 1, max: bound + 3 }), { minLength: 1, maxLength: 120, size: 'max' }),
+            ),
+          ),
+        ([maxEntries, sides]) => {
+          const cache = new ParseCache({ maxEntries });
+          const lastUse = new Map<string, number>();
+          const nodes = new Map<string, FormulaNode>();
+          sides.forEach((side, lookup) => {
+            const text = `1d${side}`;
+            const node = cache.formula(text);
+            const before = nodes.get(text);
+            if (before !== undefined && node !== before) {
+              // Evicted since its last use: enough lookups of other texts happened meanwhile.
+              expect(lookup - lastUse.get(text)! - 1).toBeGreaterThanOrEqual(Math.ceil(maxEntries / 2));
+            }
+            nodes.set(text, node);
+            lastUse.set(text, lookup);
+            expect(cache.size).toBeLessThanOrEqual(maxEntries);
+          });
+        },
+      ),
+    );
   });
 
   it('never stores a text longer than maxTextLength', () => {
@@ -249,6 +314,21 @@ describe('failures are not cached', () => {
     const cache = new ParseCache();
     expect(cache.fragment('-2').terms).toHaveLength(1);
     expect(errorOf(() => cache.formula('-2')).detail).toBe('A formula must roll at least one die.');
+  });
+
+  it('never answers a text with another key: texts that look like internal keys are refused', () => {
+    const cache = new ParseCache();
+    const bonus = cache.fragment('1d4');
+    const tagged = cache.formula('1d4 fire', { tags: ['fire'] });
+    // Keys other than a plain text start with NUL; such texts are formulas that do not parse.
+    for (const text of ['\0B1d4', '\0Ffire|1d4 fire', '\0F|1d4', '\u00011d4']) {
+      expect(() => cache.formula(text)).toThrow(FormulaError);
+      expect(() => cache.formula(text, { tags: ['fire'] })).toThrow(FormulaError);
+    }
+    expect(cache.formula('1d4')).not.toBe(bonus);
+    expect(cache.fragment('1d4')).toBe(bonus);
+    expect(cache.formula('1d4 fire', { tags: ['fire'] })).toBe(tagged);
+    expect(() => cache.formula('1d4 fire')).toThrow(FormulaError);
   });
 
   it('does not store a formula whose tags a library caller did not check', () => {

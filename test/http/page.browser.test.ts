@@ -229,7 +229,9 @@ describe.skipIf(!chromiumPresent)('the page at / in headless Chromium', () => {
     if ('/v1/stats' in paths) {
       // /v1/stats refuses unique rerolls and matching sets (docs/stats.md): the page says so, and
       // Chromium logs each refused request, the only console errors allowed here.
-      await expect.poll(() => page.locator('#odds-failure').textContent()).toMatch(/not yet supported/);
+      await expect
+        .poll(() => page.locator('#odds-failure').textContent())
+        .toMatch(/are not computed by \/v1\/stats/);
       expect(consoleErrors.splice(0)).toEqual(
         Array(2).fill('Failed to load resource: the server responded with a status of 400 (Bad Request)'),
       );

@@ -127,3 +127,57 @@ describe('off the event loop', () => {
     expect(order).toEqual(['roll 200', 'stats 200']);
   });
 });
+
+describe('arithmetic and groups over HTTP (docs/stats.md)', () => {
+  it('GET and POST answer formulas with arithmetic, groups and arithmetic bonuses exactly', async () => {
+    const get = await app.inject({ method: 'GET', url: '/v1/stats?formula=(1d8%2B4)*2' });
+    expect(get.statusCode).toBe(200);
+    expect(get.json()).toEqual(distribution({ formula: '(1d8+4)*2' }));
+    expect(get.json().outcomes.map((o: { total: number }) => o.total)).toEqual([
+      10, 12, 14, 16, 18, 20, 22, 24,
+    ]);
+    const request = { formula: '{1d20+5, 1d20+3}kh1', bonuses: [1, '1d4/2'] };
+    const post = await app.inject({ method: 'POST', url: '/v1/stats', payload: request });
+    expect(post.statusCode).toBe(200);
+    expect(post.json()).toEqual(distribution(request));
+    expect(post.json().denominator).toBe('1600');
+  });
+
+  it('an expression over the budget is too_complex before any work', async () => {
+    const response = await app.inject({
+      method: 'GET',
+      url: `/v1/stats?formula=${encodeURIComponent('(1d1000)*(1d1000)*(1d1000)')}`,
+    });
+    expect(expectError(response, 400, 'too_complex')).toMatch(/units of work/);
+  });
+});
+
+describe('every stats worker busy', () => {
+  it('a request past the full queue is 503 unavailable with retry-after, the others are answered', async () => {
+    const { StatsService } = await import('../../src/api/stats-service.js');
+    // One worker, one waiting computation: distinct heavy requests sent together overflow it.
+    const busy = await makeApp({}, { stats: new StatsService({ threads: 1, queueMax: 1 }) });
+    try {
+      const responses = await Promise.all(
+        [20, 21, 22, 23, 24, 25].map((depth) =>
+          busy.inject({
+            method: 'GET',
+            url: `/v1/stats?formula=${encodeURIComponent('6d10!kh3')}&depth=${depth}`,
+          }),
+        ),
+      );
+      const refused = responses.filter((r) => r.statusCode === 503);
+      expect(refused.length).toBeGreaterThan(0);
+      for (const response of refused) {
+        expectError(response, 503, 'unavailable');
+        expect(response.headers['retry-after']).toBe('1');
+        expect(response.json().error.message).toMatch(/stats worker is busy/);
+      }
+      const answered = responses.filter((r) => r.statusCode === 200);
+      expect(answered.length).toBeGreaterThan(0);
+      expect(answered.length + refused.length).toBe(responses.length);
+    } finally {
+      await busy.close();
+    }
+  }, 30_000);
+});

@@ -1,6 +1,11 @@
 // The stats bench's arithmetic and report (the timing itself is never asserted).
 import { describe, expect, it } from 'vitest';
-import { formatStatsBench, STATS_TARGET_FORMULAS, statsRow } from '../../scripts/bench-stats.js';
+import {
+  formatStatsBench,
+  STATS_EXPRESSION_FORMULAS,
+  STATS_TARGET_FORMULAS,
+  statsRow,
+} from '../../scripts/bench-stats.js';
 
 describe('bench:stats', () => {
   it('the ratio is exact over sampling, medians of the rounds, against 1/10', () => {
@@ -20,7 +25,16 @@ describe('bench:stats', () => {
   });
 
   it('covers the formulas with a target and reports each verdict', () => {
-    expect(STATS_TARGET_FORMULAS).toEqual(['4d6kh3', '10d10kh3', '100d6', '2d20adv+5', '5d10!kh3', '8d6!']);
+    expect(STATS_TARGET_FORMULAS).toEqual([
+      '4d6kh3',
+      '10d10kh3',
+      '100d6',
+      '2d20adv+5',
+      '5d10!kh3',
+      '8d6!',
+      '6d10>=8f1',
+    ]);
+    expect(STATS_EXPRESSION_FORMULAS).toEqual(['(1d8+4)*2', '{1d20+5,1d20+3}kh1', '2d10/d20']);
     const text = formatStatsBench(
       [statsRow('4d6kh3', [0.1], [40]), statsRow('8d6!', [8], [50]), statsRow('1000d6', [300], null)],
       100_000,

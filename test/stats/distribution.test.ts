@@ -1,33 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { parseFormula } from '../../src/formula/parse.js';
-import type { StatsRequest, StatsResponse } from '../../src/stats/distribution.js';
+import type { StatsRequest } from '../../src/stats/distribution.js';
 import { checkFormulaNode, distribution } from '../../src/stats/distribution.js';
-import { enumerate } from './enumerate.js';
+import { expectExactAs } from './enumerate.js';
 
 /** Engine and enumeration agree exactly: every total's count, the tail, nothing else listed. */
 function expectExact(request: StatsRequest, depth = 2): { rolls: number } {
-  const engine = distribution({ ...request, depth });
-  const truth = enumerate(request, depth);
-  expect(engine.listing).toBe('full');
-  const den = BigInt(engine.denominator!);
-  const listed = new Map(engine.outcomes.map((o) => [o.total, BigInt(o.count!)]));
-  for (const [total, weight] of truth.counts) {
-    if (weight === 0n) continue;
-    // count / den === weight / truth.denominator
-    expect({ total, cross: (listed.get(total) ?? 0n) * truth.denominator }).toEqual({
-      total,
-      cross: weight * den,
-    });
-  }
-  expect([...listed.keys()].filter((t) => !truth.counts.has(t))).toEqual([]);
-  const tail = engine.truncation === null ? 0n : tailOf(engine);
-  expect(tail * truth.denominator).toBe(truth.tail * den);
-  return { rolls: truth.rolls };
-}
-
-function tailOf(engine: StatsResponse): bigint {
-  const [n, d] = engine.truncation!.tailExact.split('/').map(BigInt) as [bigint, bigint];
-  return (n * BigInt(engine.denominator!)) / d;
+  return expectExactAs(request, depth, false);
 }
 
 describe('known tables', () => {
@@ -244,13 +223,27 @@ describe('constructs the engine does not know are refused, never guessed at', ()
   it.each([
     [
       'a modifier',
-      dice([{ kind: 'clamp', column: 4 }]),
-      /formula, column 4: The modifier clamp is not yet supported by \/v1\/stats\./,
+      dice([{ kind: 'sparkle', column: 4 }]),
+      /formula, column 4: The modifier sparkle is not yet supported by \/v1\/stats\./,
     ],
     [
       'a term',
+      { kind: 'formula', terms: [{ kind: 'matrix', column: 2 }], tag: null },
+      /A term of kind matrix is not yet supported/,
+    ],
+    [
+      'a malformed group',
       { kind: 'formula', terms: [{ kind: 'group', column: 2 }], tag: null },
-      /A term of kind group is not yet supported/,
+      /column 2: A group without items is not yet supported/,
+    ],
+    [
+      'an operator',
+      {
+        kind: 'formula',
+        terms: [{ kind: 'product', operator: '&', left: {}, right: {}, column: 3 }],
+        tag: null,
+      },
+      /column 3: The operator \(unnamed\) is not yet supported/,
     ],
     [
       'a formula shape',
@@ -260,16 +253,16 @@ describe('constructs the engine does not know are refused, never guessed at', ()
     ['a field', { ...dice([]), success: {} }, /A formula's success is not yet supported/],
     [
       'a modifier field',
-      dice([{ kind: 'explode', penetrate: false, compound: true, column: 5 }]),
-      /column 5: The modifier explode with compound is not yet supported/,
+      dice([{ kind: 'explode', penetrate: false, compound: true, sparkle: 2, column: 5 }]),
+      /column 5: The modifier explode with sparkle is not yet supported/,
     ],
     [
       'a dice field',
       {
         ...dice([]),
-        terms: [{ kind: 'dice', sign: 1, count: 1, sides: 6, modifiers: [], column: 1, faces: [1, 2] }],
+        terms: [{ kind: 'dice', sign: 1, count: 1, sides: 6, modifiers: [], column: 1, sparkle: [1, 2] }],
       },
-      /A dice term with faces is not yet supported/,
+      /A dice term with sparkle is not yet supported/,
     ],
     ['an unsafe name', dice([{ kind: '<b>', column: 3 }]), /The modifier \(unnamed\) is not yet/],
   ])('%s', (_, node, message) => {
@@ -282,52 +275,15 @@ describe('constructs the engine does not know are refused, never guessed at', ()
   });
 });
 
-describe("a later edition's plan fields", () => {
-  it('are read in their first-edition meaning, or refused', async () => {
+describe("a plan's fields", () => {
+  it('every field the engine reads is known; an unknown one, unique and matching sets are refused', async () => {
     const { modelGroupForTest } = await import('../../src/stats/distribution.js');
-    const base = {
-      sides: 6,
-      count: 2,
-      sign: 1,
-      multiplier: 1,
-      keep: 0,
-      keepAmount: 0,
-      explode: 1,
-      rerollLimit: 0,
-      rerollLow: 1,
-      rerollHigh: 0,
-    };
-    const later = {
-      ...base,
-      faces: undefined,
-      explodeLow: 6,
-      explodeHigh: 6,
-      clamped: false,
-      clampLow: 1,
-      clampHigh: 6,
-      countSuccesses: false,
-      successLow: 0,
-      successHigh: 0,
-      countFailures: false,
-      failureLow: 0,
-      failureHigh: 0,
-      highLow: 6,
-      highHigh: 6,
-      lowLow: 1,
-      lowHigh: 1,
-      recordThrows: true,
-      plain: false,
-      label: undefined,
-      pool: undefined,
-    };
-    expect(modelGroupForTest(later)).toEqual(modelGroupForTest(base));
-    expect(() => modelGroupForTest({ ...later, explodeLow: 5 })).toThrow(/explodeLow is not yet supported/);
-    expect(() => modelGroupForTest({ ...later, clamped: true })).toThrow(/clamp\w* is not yet supported/);
-    expect(() => modelGroupForTest({ ...later, countSuccesses: true, successLow: 5 })).toThrow(
-      /not yet supported/,
-    );
-    expect(() => modelGroupForTest({ ...later, faces: [-1, 0, 1] })).toThrow(/faces is not yet supported/);
-    expect(() => modelGroupForTest({ ...later, pool: { keep: 1 } })).toThrow(/pool is not yet supported/);
-    expect(() => modelGroupForTest({ ...later, explode: 3 })).toThrow(/not yet supported/);
+    const { prepareRoll } = await import('../../src/roll/prepare.js');
+    const plan = prepareRoll({ formula: '4d6!>=5kh3' }).groups[0]!;
+    expect(() => modelGroupForTest(plan)).not.toThrow();
+    expect(() => modelGroupForTest({ ...plan, sparkle: 2 })).toThrow(/sparkle is not yet supported/);
+    expect(() => modelGroupForTest({ ...plan, explode: 7 })).toThrow(/not yet supported/);
+    expect(() => distribution({ formula: '4d6u' })).toThrow(/Unique dice \(u, uo\) are not computed/);
+    expect(() => distribution({ formula: '4d6mt' })).toThrow(/Matching sets \(m, mt\) are not computed/);
   });
 });

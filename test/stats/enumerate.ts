@@ -3,9 +3,13 @@
 // of those is fed to rollPrepared through a scripted source, and the totals are tallied. The
 // roller must consume exactly the scripted throws, so a wrong die model fails here too.
 
-import { prepareRoll } from '../../src/roll/prepare.js';
+import { expect } from 'vitest';
+import { within } from '../../src/formula/parse.js';
+import { ExplodeRule, type GroupPlan, prepareRoll } from '../../src/roll/prepare.js';
 import { rollPrepared } from '../../src/roll/roll.js';
 import type { RollRequest } from '../../src/roll/types.js';
+import type { StatsRequest, StatsResponse } from '../../src/stats/distribution.js';
+import { distribution } from '../../src/stats/distribution.js';
 
 interface DieWay {
   /** What the source returns, in order. */
@@ -27,60 +31,76 @@ export interface Enumerated {
   rolls: number;
 }
 
-function dieWays(
-  plan: {
-    sides: number;
-    explode: number;
-    rerollLimit: number;
-    rerollLow: number;
-    rerollHigh: number;
-  },
-  depth: number,
-): { ways: DieWay[]; denominator: bigint } {
-  const { sides, explode, rerollLimit } = plan;
+/**
+ * Every way one die of `plan` can be thrown, as the draws (face slots 1..sides) the roller asks
+ * for. Rerolled-away throws are represented by one met slot with multiplicity m^k (their values
+ * never reach the total); every other draw is listed as itself: the final throw, then each
+ * extra of its chain (faces, clamps and compare points read through the plan itself).
+ */
+function dieWays(plan: GroupPlan, depth: number): { ways: DieWay[]; denominator: bigint } {
+  const { sides, rerollLimit } = plan;
   const s = BigInt(sides);
   const cap = 100;
-  const extrasMax = explode === 0 ? 0 : Math.min(depth, cap);
+  const exploding = plan.explode !== ExplodeRule.None;
+  const extrasMax = exploding ? Math.min(depth, cap) : 0;
   const maxDraws = rerollLimit + 1 + extrasMax;
-  const met = (face: number) => rerollLimit > 0 && face >= plan.rerollLow && face <= plan.rerollHigh;
-  const metFaces: number[] = [];
-  for (let f = 1; f <= sides; f++) if (met(f)) metFaces.push(f);
-  const m = BigInt(metFaces.length);
+  const value = (slot: number) => {
+    const face = plan.faces === undefined ? slot : plan.faces[slot - 1]!;
+    return plan.clamped ? Math.min(Math.max(face, plan.clampLow), plan.clampHigh) : face;
+  };
+  const met = (slot: number) => rerollLimit > 0 && within(value(slot), plan.rerollLow, plan.rerollHigh);
+  const explodes = (slot: number) => exploding && within(value(slot), plan.explodeLow, plan.explodeHigh);
+  const slots = Array.from({ length: sides }, (_, i) => i + 1);
+  const metSlots = slots.filter(met);
+  const explodingSlots = slots.filter(explodes);
+  const stopSlots = slots.filter((slot) => !explodes(slot));
+  const m = BigInt(metSlots.length);
   const ways: DieWay[] = [];
   for (let k = 0; k <= rerollLimit; k++) {
-    if (k > 0 && metFaces.length === 0) break;
-    // k rerolled-away throws: any met faces; one representative, with multiplicity m^k.
-    const rerolled = new Array<number>(k).fill(metFaces[0] ?? 1);
-    for (let face = 1; face <= sides; face++) {
-      if (k < rerollLimit && met(face)) continue;
-      const base = [...rerolled, face];
-      const mult = m ** BigInt(k);
-      if (explode === 0 || face !== sides) {
-        ways.push({ draws: base, weight: mult * s ** BigInt(maxDraws - base.length), deep: false, final: k });
+    if (k > 0 && metSlots.length === 0) break;
+    const rerolled = new Array<number>(k).fill(metSlots[0] ?? 1);
+    const mult = m ** BigInt(k);
+    const weightOf = (length: number) => mult * s ** BigInt(maxDraws - length);
+    for (const slot of slots) {
+      if (k < rerollLimit && met(slot)) continue;
+      const base = [...rerolled, slot];
+      if (!explodes(slot)) {
+        ways.push({ draws: base, weight: weightOf(base.length), deep: false, final: k });
         continue;
       }
-      // The chain: j extras, the first j-1 top faces, the j-th stops it (any face at the cap).
-      for (let j = 1; j <= extrasMax; j++) {
-        const last = j === cap ? sides : sides - 1;
-        for (let r = 1; r <= last; r++) {
-          const draws = [...base, ...new Array<number>(j - 1).fill(sides), r];
-          ways.push({ draws, weight: mult * s ** BigInt(maxDraws - draws.length), deep: false, final: k });
+      // The chain: each extra is any slot; an exploding one goes on (the cap ends any chain).
+      const extend = (draws: number[], extras: number): void => {
+        if (extras === extrasMax && extrasMax < cap) {
+          // Deeper than the depth: the weight of this prefix; scripted on with the highest
+          // exploding slot and a stop, so the die ranks above every listed value.
+          const top = explodingSlots.reduce((a, b) => (value(b) > value(a) ? b : a));
+          const stop = stopSlots.reduce((a, b) => (value(b) > value(a) ? b : a));
+          ways.push({ draws: [...draws, top, stop], weight: weightOf(draws.length), deep: true, final: k });
+          return;
         }
-      }
-      if (extrasMax < cap) {
-        // Deeper than the depth: D top extras (the weight), then one more top and a 1 scripted,
-        // so the die's value is above every listed one.
-        const weightDraws = base.length + extrasMax;
-        const draws = [...base, ...new Array<number>(extrasMax + 1).fill(sides), 1];
-        ways.push({ draws, weight: mult * s ** BigInt(maxDraws - weightDraws), deep: true, final: k });
-      }
+        for (const next of slots) {
+          const longer = [...draws, next];
+          if (explodes(next) && extras + 1 < cap) extend(longer, extras + 1);
+          else ways.push({ draws: longer, weight: weightOf(longer.length), deep: false, final: k });
+        }
+      };
+      extend(base, 0);
     }
   }
   return { ways, denominator: s ** BigInt(maxDraws) };
 }
 
-/** Every roll of `request` with chains listed to `depth`; a deep die that is kept goes to the tail. */
-export function enumerate(request: RollRequest, depth: number, maxRolls = 200_000): Enumerated {
+/**
+ * Every roll of `request` with chains listed to `depth`; a deep die that is kept goes to the tail
+ * (with `anyDeep`, a roll with any deep die, kept or not: how the engine lists keep/drops whose
+ * deep chains need not rank above every listed value).
+ */
+export function enumerate(
+  request: RollRequest,
+  depth: number,
+  maxRolls = 200_000,
+  anyDeep = false,
+): Enumerated {
   const prepared = prepareRoll(request);
   const groups = prepared.groups.map((plan) => ({ plan, ...dieWays(plan, depth) }));
   let denominator = 1n;
@@ -129,8 +149,11 @@ export function enumerate(request: RollRequest, depth: number, maxRolls = 200_00
         previousGroup = group;
       }
       const way = slots[i]!.ways[choice[i]!]!;
-      if (way.deep && response.dice[group]!.keptFlags[offset + way.final] === true) deepKept = true;
-      offset += way.draws.length;
+      const compound = groups[group]!.plan.explode === ExplodeRule.Compound;
+      const final = compound ? 0 : way.final;
+      if (way.deep && (anyDeep || response.dice[group]!.keptFlags[offset + final] === true)) deepKept = true;
+      // A compounded die is one result; otherwise every draw is one.
+      offset += compound ? 1 : way.draws.length;
     }
     if (deepKept) tail += weight;
     else counts.set(response.total, (counts.get(response.total) ?? 0n) + weight);
@@ -145,4 +168,30 @@ export function enumerate(request: RollRequest, depth: number, maxRolls = 200_00
     if (i < 0) break;
   }
   return { counts, tail, denominator, rolls };
+}
+
+/** Engine and enumeration agree exactly: every total's count, the tail, nothing else listed. */
+export function expectExactAs(request: StatsRequest, depth: number, anyDeep: boolean): { rolls: number } {
+  const engine = distribution({ ...request, depth });
+  const truth = enumerate(request, depth, 200_000, anyDeep);
+  expect(engine.listing).toBe('full');
+  const den = BigInt(engine.denominator!);
+  const listed = new Map(engine.outcomes.map((o) => [o.total, BigInt(o.count!)]));
+  for (const [total, weight] of truth.counts) {
+    if (weight === 0n) continue;
+    // count / den === weight / truth.denominator
+    expect({ total, cross: (listed.get(total) ?? 0n) * truth.denominator }).toEqual({
+      total,
+      cross: weight * den,
+    });
+  }
+  expect([...listed.keys()].filter((t) => !truth.counts.has(t))).toEqual([]);
+  const tail = engine.truncation === null ? 0n : tailOf(engine);
+  expect(tail * truth.denominator).toBe(truth.tail * den);
+  return { rolls: truth.rolls };
+}
+
+function tailOf(engine: StatsResponse): bigint {
+  const [n, d] = engine.truncation!.tailExact.split('/').map(BigInt) as [bigint, bigint];
+  return (n * BigInt(engine.denominator!)) / d;
 }

@@ -33,6 +33,47 @@ describe('ratioToNumber: the nearest double of n/d', () => {
   });
 });
 
+/** The nearest double to n/d by BigInt alone: 120 bits of quotient, rounded by hand, ties to even. */
+function referenceRatio(n: bigint, d: bigint): number {
+  const shift = 120 - (n.toString(2).length - d.toString(2).length);
+  const scaled = shift >= 0 ? n << BigInt(shift) : n;
+  const divisor = shift >= 0 ? d : d << BigInt(-shift);
+  let q = scaled / divisor;
+  if (q * divisor !== scaled) q |= 1n;
+  const drop = q.toString(2).length - 53;
+  let m = q >> BigInt(drop);
+  const rest = q & ((1n << BigInt(drop)) - 1n);
+  const half = 1n << BigInt(drop - 1);
+  if (rest > half || (rest === half && (m & 1n) === 1n)) m += 1n;
+  return Number(m) * 2 ** (drop - shift);
+}
+
+describe('ratioToNumber on counts of hundreds of bits', () => {
+  it('agrees with the BigInt reference, ties and their neighbours included', () => {
+    const bigint = (bits: number) => fc.bigInt({ min: 1n, max: (1n << BigInt(bits)) - 1n });
+    fc.assert(
+      fc.property(bigint(1000), bigint(900), (n, d) => {
+        expect(ratioToNumber(n, d | (1n << 250n))).toBe(referenceRatio(n, d | (1n << 250n)));
+      }),
+      { numRuns: 2000 },
+    );
+    // Exact ties at 53 bits and one away: m/8 for an odd 54-bit m, times a large d.
+    fc.assert(
+      fc.property(
+        fc.bigInt({ min: 2n ** 53n, max: 2n ** 54n - 1n }),
+        bigint(400),
+        fc.integer({ min: -1, max: 1 }),
+        (m, d, nudge) => {
+          const divisor = (d | (1n << 300n)) << 3n;
+          const n = m * (d | (1n << 300n)) + BigInt(nudge);
+          expect(ratioToNumber(n, divisor)).toBe(referenceRatio(n, divisor));
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+});
+
 describe('exact helpers', () => {
   it('fractions in lowest terms with a positive denominator', () => {
     expect(fraction(15869n * 7n, 1296n * 7n)).toBe('15869/1296');

@@ -21,12 +21,28 @@ function groupText(group: DieGroup): string {
   return text;
 }
 
-/** `1d20+7 with advantage → 19 (12 dropped, 12; +7)`; a tag follows the total (`→ 7 fire`). */
-export function rollLine(roll: RollResponse): string {
+/** What a line names of a receipt: its id, and at a table its place in the log. */
+interface ReceiptMention {
+  id: string;
+  seq?: number | undefined;
+}
+
+/** ` [table entry #3, receipt 019a…]`, or ` [receipt 019a…]` outside a table; nothing unsigned. */
+function receiptText(receipt: ReceiptMention | undefined): string {
+  if (receipt === undefined) return '';
+  const entry = receipt.seq === undefined ? '' : `table entry #${receipt.seq}, `;
+  return ` [${entry}receipt ${receipt.id}]`;
+}
+
+/**
+ * `1d20+7 with advantage → 19 (12 dropped, 12; +7)`; a tag follows the total (`→ 7 fire`), and a
+ * signed roll ends with its receipt (`[table entry #3, receipt 019a…]`).
+ */
+export function rollLine(roll: RollResponse & { receipt?: ReceiptMention | undefined }): string {
   const parts = [...roll.dice.map(groupText), ...roll.modifiers.map(signed)];
   const advantage = roll.advantageState === 'normal' ? '' : ` with ${roll.advantageState}`;
   const tag = roll.tag === undefined ? '' : ` ${roll.tag}`;
-  return `${roll.formula}${advantage} → ${roll.total}${tag} (${parts.join('; ')})`;
+  return `${roll.formula}${advantage} → ${roll.total}${tag} (${parts.join('; ')})${receiptText(roll.receipt)}`;
 }
 
 /** One line per roll, in request order. */
@@ -88,4 +104,56 @@ export function statsLine(stats: StatsSummary, input: { target?: unknown }): str
         : `; at least ${input.target}: ${percentOf(chance)}`;
   }
   return line;
+}
+
+/** What the table lines read of a new table (the answer of the createTable operation). */
+export interface TableCreatedSummary {
+  id: string;
+  maxEntries: number;
+  retentionDays: number;
+}
+
+/** The new table's id, what to do with it, and how long it lasts. */
+export const tableCreatedLine = (table: TableCreatedSummary): string =>
+  `Table ${table.id} created: roll there with table_roll (each roll is signed and logged for the players to check) and read its log with table_log; it holds up to ${table.maxEntries} rolls and is forgotten ${table.retentionDays} days after its last one.`;
+
+/** What the log lines read of one entry of a table's log. */
+export interface LogEntrySummary {
+  seq?: number | undefined;
+  time: string;
+  roll: RollResponse;
+}
+
+/**
+ * A page of a table's log: `Table q3Vb…: 2 rolls in all; #1 to #2:`, then one line per entry,
+ * `#1 2026-11-23T20:00:00.123Z 1d20+5 → 17 (12; +5)`.
+ */
+export function tableLogLines(
+  log: { table: string; entries: number; rolls: readonly LogEntrySummary[] },
+  input: { after?: unknown },
+): string {
+  const inAll = `Table ${log.table}: ${log.entries} roll${log.entries === 1 ? '' : 's'} in all`;
+  const first = log.rolls[0];
+  const last = log.rolls.at(-1);
+  if (first === undefined || last === undefined) {
+    const after = typeof input.after === 'number' && input.after > 0 ? ` after #${input.after}` : '';
+    return `${inAll}; none${after}.`;
+  }
+  const more = (last.seq ?? 0) < log.entries ? ` (call table_log with after ${last.seq} for the rest)` : '';
+  const header = `${inAll}; #${first.seq} to #${last.seq}${more}:`;
+  return [header, ...log.rolls.map((entry) => `#${entry.seq} ${entry.time} ${rollLine(entry.roll)}`)].join(
+    '\n',
+  );
+}
+
+/** The verdict on a receipt: valid with the roll it holds and the key, or not valid and why. */
+export function verifyLine(
+  result: { valid: boolean; kid?: string | undefined; reason?: string | undefined },
+  input: { receipt?: unknown },
+): string {
+  if (!result.valid)
+    return `NOT valid: ${result.reason ?? 'the receipt does not verify'}. Do not trust this roll.`;
+  // Valid, so the receipt has the shape it was signed with.
+  const receipt = input.receipt as { id: string; time: string; roll: RollResponse; seq?: number };
+  return `Valid and unaltered: ${rollLine({ ...receipt.roll, receipt })}, signed ${receipt.time} by key ${result.kid}.`;
 }

@@ -27,8 +27,10 @@ import { LANGUAGE_URI, type McpTool, type ToolCallContext, toolError, toolsOf } 
 /** What the server tells a client about itself at initialization. */
 export const INSTRUCTIONS =
   'fairdice rolls dice with a cryptographically fair random source. Call a tool for every roll a ' +
-  'game needs instead of inventing a number, and quote its text line. The formula language is ' +
-  `the resource ${LANGUAGE_URI}.`;
+  'game needs instead of inventing a number, and quote its text line. Before narrating a risk, ' +
+  'stats gives its exact odds. So that players can check every roll afterwards, create a table ' +
+  'once per game (table_create), roll there with table_roll and give them its id. The formula ' +
+  `language is the resource ${LANGUAGE_URI}.`;
 
 const LANGUAGE_RESOURCE: Resource = {
   uri: LANGUAGE_URI,

@@ -7,7 +7,7 @@
 import type { CallToolResult, Tool as ToolDefinition } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { parseInput } from '../api/input.js';
-import { type DiceContext, type Operation, operationList } from '../api/operations.js';
+import { type DiceContext, type Operation, operationList, type ToolMarker } from '../api/operations.js';
 import { type ApiErrorCode, DiceError, unexpectedError } from '../errors.js';
 
 /** The resource holding the language reference (docs/language.md), named in every description. */
@@ -121,7 +121,7 @@ export const rateLimitedFor = (retryAfterSeconds: number): DiceError =>
     `Too many requests from this address; retry in ${retryAfterSeconds} second${retryAfterSeconds === 1 ? '' : 's'}.`,
   );
 
-type Marker = NonNullable<Operation['tool']>;
+type Marker = ToolMarker<unknown, unknown>;
 
 /** An answer outside the operation's own output schema is a fault of ours, as on REST. */
 class OutputError extends Error {
@@ -131,14 +131,33 @@ class OutputError extends Error {
   }
 }
 
-/** The operation's input object with the marker's extra arguments. */
+/** A zod mask (`{ table: true }`) of the named fields, each checked to be one of the object's. */
+function maskOf(input: z.ZodObject, names: readonly string[], marker: Marker): Record<string, true> {
+  for (const name of names) {
+    if (!(name in input.shape))
+      throw new Error(`The tool ${marker.name} names ${name}, which its operation's input does not have.`);
+  }
+  return Object.fromEntries(names.map((name) => [name, true] as const));
+}
+
+/**
+ * The tool's arguments: the operation's input object, less the fields the marker omits, with
+ * the fields it requires no longer optional, plus its extra arguments. Whatever it accepts
+ * (extras aside) the operation's input accepts too.
+ */
 function toolInputOf(operation: Operation, marker: Marker): z.ZodType {
   const input = operation.input ?? EMPTY_INPUT;
-  if (marker.extraInput === undefined) return input;
+  const { extraInput, requires = [], omits = [] } = marker;
+  if (extraInput === undefined && requires.length === 0 && omits.length === 0) return input;
   if (!(input instanceof z.ZodObject)) {
-    throw new Error(`The tool ${marker.name} adds arguments, so its operation's input must be an object.`);
+    throw new Error(
+      `The tool ${marker.name} reshapes its arguments, so its operation's input must be an object.`,
+    );
   }
-  return input.extend(marker.extraInput);
+  let shaped: z.ZodObject = input;
+  if (omits.length > 0) shaped = shaped.omit(maskOf(input, omits, marker));
+  if (requires.length > 0) shaped = shaped.required(maskOf(shaped, requires, marker));
+  return extraInput === undefined ? shaped : shaped.extend(extraInput);
 }
 
 /** The arguments without the tool's own extras: what the operation runs on. */
@@ -194,14 +213,19 @@ function toolOf(operation: Operation, marker: Marker): McpTool {
   };
 }
 
-/** The tools of every marked operation, in table order; a duplicated name is a start-up error. */
+/**
+ * The tools of every marked operation, in table order (an operation with several markers gives
+ * several tools, in the order of its markers); a duplicated name is a start-up error.
+ */
 export function toolsOf(operations: Readonly<Record<string, Operation>>): Map<string, McpTool> {
   const tools = new Map<string, McpTool>();
   for (const { name, tool, ...operation } of operationList(operations)) {
-    if (tool === undefined) continue;
-    if (tools.has(tool.name))
-      throw new Error(`Operation ${name} names the tool ${tool.name}, already taken.`);
-    tools.set(tool.name, toolOf({ ...operation, tool } as Operation, tool));
+    const markers = (tool === undefined ? [] : Array.isArray(tool) ? tool : [tool]) as Marker[];
+    for (const marker of markers) {
+      if (tools.has(marker.name))
+        throw new Error(`Operation ${name} names the tool ${marker.name}, already taken.`);
+      tools.set(marker.name, toolOf(operation as Operation, marker));
+    }
   }
   return tools;
 }

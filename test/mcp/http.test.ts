@@ -10,6 +10,7 @@ import { LIMITS } from '../../src/limits.js';
 import { LANGUAGE_URI } from '../../src/mcp/tools.js';
 import { listen, makeApp } from '../support/app.js';
 import { send } from '../support/http.js';
+import { ALL_TOOLS } from '../support/mcp-tables.js';
 import { scripted } from '../support/sources.js';
 
 const clients: Client[] = [];
@@ -48,15 +49,19 @@ describe('MCP over Streamable HTTP at /mcp', () => {
   it('lists the marked operations as tools, each with schemas, annotations and the notation', async () => {
     const client = await connect(base);
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(['roll', 'roll_batch', 'stats']);
+    expect(tools.map((tool) => tool.name)).toEqual(ALL_TOOLS);
     for (const tool of tools) {
       expect(tool.inputSchema.type).toBe('object');
       expect(tool.outputSchema?.type).toBe('object');
       expect(JSON.stringify(tool.inputSchema)).not.toContain('$ref');
-      expect(tool.annotations?.readOnlyHint).toBe(true);
+      expect(tool.annotations?.destructiveHint).toBe(false);
       expect(tool.description).toContain('NdS');
       expect(tool.description).toContain(LANGUAGE_URI);
     }
+    // Read-only: what changes nothing others can see. A table's log is changed by a roll at it,
+    // by a batch item naming it, and a new table by its creation.
+    const readOnly = tools.filter((tool) => tool.annotations?.readOnlyHint === true).map((tool) => tool.name);
+    expect(readOnly).toEqual(['roll', 'table_log', 'verify_receipt', 'stats']);
     const roll = tools.find((tool) => tool.name === 'roll');
     expect(roll?.inputSchema.required).toEqual(['formula']);
     expect(Object.keys(roll?.inputSchema.properties ?? {})).toEqual([
@@ -65,9 +70,19 @@ describe('MCP over Streamable HTTP at /mcp', () => {
       'bonuses',
       'tags',
       'receipt',
-      'table',
     ]);
     expect(roll?.outputSchema?.required).toContain('total');
+    // The same operation with `table` required and `receipt` left out (a table roll is always signed).
+    const tableRoll = tools.find((tool) => tool.name === 'table_roll');
+    expect(tableRoll?.inputSchema.required).toEqual(['formula', 'table']);
+    expect(Object.keys(tableRoll?.inputSchema.properties ?? {})).toEqual([
+      'formula',
+      'advantage',
+      'bonuses',
+      'tags',
+      'table',
+    ]);
+    expect(tableRoll?.outputSchema).toEqual(roll?.outputSchema);
   });
 
   it('gives the exact odds: mean and percentiles in the line, the chance of a target, the REST answer as structuredContent', async () => {

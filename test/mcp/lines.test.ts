@@ -1,6 +1,13 @@
 // The text line a model reads for each roll, written from real rolls with scripted dice.
 import { describe, expect, it } from 'vitest';
-import { batchLines, DICE_SHOWN, rollLine } from '../../src/mcp/lines.js';
+import {
+  batchLines,
+  DICE_SHOWN,
+  rollLine,
+  tableCreatedLine,
+  tableLogLines,
+  verifyLine,
+} from '../../src/mcp/lines.js';
 import { roll } from '../../src/roll/roll.js';
 import type { RollRequest } from '../../src/roll/types.js';
 import { scripted } from '../support/sources.js';
@@ -40,5 +47,46 @@ describe('the line of a roll', () => {
     const random = scripted([4, 6, 1]);
     const rolls = [roll({ formula: '1d6' }, { random }), roll({ formula: '2d6+1' }, { random })];
     expect(batchLines({ rolls })).toBe('1d6 → 4 (4)\n2d6+1 → 8 (6, 1; +1)');
+  });
+});
+
+describe('the lines of tables and receipts', () => {
+  const d20 = roll({ formula: 'd20+5' }, { random: scripted([12]) });
+  const entry = (seq: number) => ({ seq, time: `2026-11-23T20:00:0${seq}.000Z`, roll: d20 });
+
+  it('a signed roll ends with its receipt, and at a table with its entry number', () => {
+    expect(rollLine({ ...d20, receipt: { id: 'r-1' } })).toBe('d20+5 → 17 (12; +5) [receipt r-1]');
+    expect(rollLine({ ...d20, receipt: { id: 'r-2', seq: 3 } })).toBe(
+      'd20+5 → 17 (12; +5) [table entry #3, receipt r-2]',
+    );
+  });
+
+  it('a new table: its id, the tools to use it, and its limits', () => {
+    expect(tableCreatedLine({ id: 'T1', maxEntries: 10, retentionDays: 2 })).toBe(
+      'Table T1 created: roll there with table_roll (each roll is signed and logged for the players to check) and read its log with table_log; it holds up to 10 rolls and is forgotten 2 days after its last one.',
+    );
+  });
+
+  it("a table's log: a header naming the page, then one line per entry; the rest of a long log is named", () => {
+    expect(tableLogLines({ table: 'T1', entries: 2, rolls: [entry(1), entry(2)] }, {})).toBe(
+      'Table T1: 2 rolls in all; #1 to #2:\n#1 2026-11-23T20:00:01.000Z d20+5 → 17 (12; +5)\n#2 2026-11-23T20:00:02.000Z d20+5 → 17 (12; +5)',
+    );
+    expect(tableLogLines({ table: 'T1', entries: 5, rolls: [entry(2)] }, { after: 1 }).split('\n')[0]).toBe(
+      'Table T1: 5 rolls in all; #2 to #2 (call table_log with after 2 for the rest):',
+    );
+    expect(tableLogLines({ table: 'T1', entries: 1, rolls: [] }, {})).toBe('Table T1: 1 roll in all; none.');
+    expect(tableLogLines({ table: 'T1', entries: 3, rolls: [] }, { after: 3 })).toBe(
+      'Table T1: 3 rolls in all; none after #3.',
+    );
+  });
+
+  it('a verdict: valid with the roll and the key, or NOT valid with the reason', () => {
+    const receipt = { id: 'r-3', time: '2026-11-23T20:00:00.000Z', roll: d20, seq: 4 };
+    expect(verifyLine({ valid: true, kid: 'K' }, { receipt })).toBe(
+      'Valid and unaltered: d20+5 → 17 (12; +5) [table entry #4, receipt r-3], signed 2026-11-23T20:00:00.000Z by key K.',
+    );
+    expect(verifyLine({ valid: false, reason: 'no key with kid Q in the key set' }, { receipt })).toBe(
+      'NOT valid: no key with kid Q in the key set. Do not trust this roll.',
+    );
   });
 });

@@ -2,13 +2,19 @@
 // the same tools as /mcp, rolling in the child process; a refused formula is a tool result; the
 // child ends when the client closes its stdin; a bad environment stops it with one line.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LANGUAGE_URI } from '../../src/mcp/tools.js';
+import { ALL_TOOLS } from '../support/mcp-tables.js';
+
+/** The command's tables, receipts and key go to a directory of the test's, never the user's. */
+const tempDir = () => mkdtempSync(join(tmpdir(), 'fairdice-stdio-'));
 
 const cliJs = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
@@ -31,7 +37,7 @@ describe('npx fairdice mcp: the stdio server', () => {
     transport = new StdioClientTransport({
       command: process.execPath,
       args: [cliJs, 'mcp'],
-      env: { PATH: process.env.PATH ?? '', DICE_PER_ROLL: '50' },
+      env: { PATH: process.env.PATH ?? '', DICE_PER_ROLL: '50', DATA_DIR: tempDir() },
       stderr: 'pipe',
     });
     transport.stderr?.on('data', (chunk: Buffer) => {
@@ -50,7 +56,7 @@ describe('npx fairdice mcp: the stdio server', () => {
 
   it('lists the same tools as /mcp and rolls in-process', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(['roll', 'roll_batch', 'stats']);
+    expect(tools.map((tool) => tool.name)).toEqual(ALL_TOOLS);
     const result = (await client.callTool({
       name: 'roll',
       arguments: { formula: '3d6+1', advantage: 'normal' },
@@ -72,6 +78,12 @@ describe('npx fairdice mcp: the stdio server', () => {
     expect(result.isError).toBe(true);
     const envelope = JSON.parse(textOf(result).split('\n').at(-1) ?? '') as { error: { code: string } };
     expect(envelope.error.code).toBe('invalid_formula');
+  });
+
+  it('tells the client at initialization to roll with the tools, check odds first, and roll at a table', () => {
+    const instructions = client.getInstructions() ?? '';
+    for (const tool of ['stats', 'table_create', 'table_roll']) expect(instructions).toContain(tool);
+    expect(instructions).toContain(LANGUAGE_URI);
   });
 
   it('serves the language reference', async () => {
@@ -103,7 +115,12 @@ describe('the fairdice command line', () => {
   });
 
   it('ends when the client closes stdin', () => {
-    const run = spawnSync(process.execPath, [cliJs, 'mcp'], { encoding: 'utf8', input: '', timeout: 20_000 });
+    const run = spawnSync(process.execPath, [cliJs, 'mcp'], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '', DATA_DIR: tempDir() },
+      input: '',
+      timeout: 20_000,
+    });
     expect(run.signal).toBeNull();
     expect(run.status).toBe(0);
   });

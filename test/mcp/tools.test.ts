@@ -13,6 +13,7 @@ import { StatsService } from '../../src/api/stats-service.js';
 import { MESSAGES } from '../../src/errors.js';
 import { toolJsonSchema, toolsOf } from '../../src/mcp/tools.js';
 import { listen, logCollector, makeApp } from '../support/app.js';
+import { ALL_TOOLS } from '../support/mcp-tables.js';
 import { maxSource } from '../support/sources.js';
 
 const WordInput = z.strictObject({ word: z.string().max(5) });
@@ -85,14 +86,7 @@ describe('tools from the operation table', () => {
     try {
       await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', await listen(app))));
       const { tools } = await client.listTools();
-      expect(tools.map((tool) => tool.name)).toEqual([
-        'roll',
-        'roll_batch',
-        'stats',
-        'measure',
-        'broken',
-        'thrower',
-      ]);
+      expect(tools.map((tool) => tool.name)).toEqual([...ALL_TOOLS, 'measure', 'broken', 'thrower']);
       const measure = tools.find((tool) => tool.name === 'measure');
       expect(measure?.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true });
       expect(measure?.inputSchema).toMatchObject({
@@ -163,10 +157,59 @@ describe('tools from the operation table', () => {
     expect(textOf(refused)).toContain('atLeast must be a number.');
   });
 
+  it('one entry, several tools: a marker may require optional fields and omit others', async () => {
+    const Input = z.strictObject({
+      word: z.string(),
+      shout: z.boolean().optional(),
+      times: z.number().optional(),
+    });
+    const seen: unknown[] = [];
+    const tools = toolsOf({
+      measure: entry({
+        input: Input,
+        run: (input) => {
+          seen.push(input);
+          const { word } = input as { word: string };
+          return { word, length: word.length };
+        },
+        tool: [
+          { ...marker('measure'), omits: ['shout'] },
+          { ...marker('measure_loud'), requires: ['shout'], omits: ['times'] },
+        ],
+      }),
+    });
+    expect([...tools.keys()]).toEqual(['measure', 'measure_loud']);
+    const quiet = tools.get('measure')!.definition.inputSchema;
+    expect(Object.keys(quiet.properties ?? {})).toEqual(['word', 'times']);
+    expect(quiet.required).toEqual(['word']);
+    const loud = tools.get('measure_loud')!.definition.inputSchema;
+    expect(Object.keys(loud.properties ?? {})).toEqual(['word', 'shout']);
+    expect(loud.required).toEqual(['word', 'shout']);
+
+    const context = { ...OPERATION_CONTEXT, logError: () => undefined };
+    const missing = await tools.get('measure_loud')!.call({ word: 'dice' }, context);
+    expect(textOf(missing)).toContain('"message":"shout is required."');
+    const omitted = await tools.get('measure')!.call({ word: 'dice', shout: true }, context);
+    expect(omitted.isError).toBe(true);
+    expect(textOf(omitted)).toContain('"code":"invalid_request"');
+    const ok = await tools.get('measure_loud')!.call({ word: 'dice', shout: true }, context);
+    expect(ok.isError).toBeFalsy();
+    // Only calls that passed the tool's own schema reached the operation.
+    expect(seen).toEqual([{ word: 'dice', shout: true }]);
+  });
+
+  it('a marker naming a field its operation does not have stops start-up', () => {
+    expect(() => toolsOf({ a: entry({ tool: { ...marker('a'), requires: ['colour'] } }) })).toThrow(
+      /The tool a names colour, which its operation's input does not have/,
+    );
+    expect(() => toolsOf({ a: entry({ tool: { ...marker('a'), omits: ['colour'] } }) })).toThrow(/colour/);
+  });
+
   it('two entries naming the same tool stop start-up', () => {
     expect(() => toolsOf({ a: entry({ tool: marker('same') }), b: entry({ tool: marker('same') }) })).toThrow(
       /Operation b names the tool same, already taken/,
     );
+    expect(() => toolsOf({ a: entry({ tool: [marker('same'), marker('same')] }) })).toThrow(/already taken/);
   });
 
   it('named schema components are inlined: no $ref, the nested RollRequest fully described', () => {

@@ -6,7 +6,7 @@ import type { DiceContext } from '../../dist/api/operations.js';
 import { appRouter } from '../../dist/api/router.js';
 import { StatsService } from '../../dist/api/stats-service.js';
 import { loadConfig } from '../../dist/config.js';
-import { buildApp, EXPOSED_HEADERS } from '../../dist/http/app.js';
+import { buildApp, EXPOSED_HEADERS, timeoutOptions } from '../../dist/http/app.js';
 import { cryptoRandom, LIMITS, roll } from '../../dist/index.js';
 import { BARE_REPLY, SERVER_KINDS, type ServerKind } from './workloads.js';
 
@@ -31,15 +31,7 @@ async function buildBareFastify(): Promise<FastifyInstance> {
  */
 async function buildBareFastifySameAnswer(): Promise<FastifyInstance> {
   const config = loadConfig({});
-  const app = Fastify({
-    requestTimeout: config.requestTimeoutMs,
-    keepAliveTimeout: config.keepAliveTimeoutMs,
-    connectionTimeout: Math.max(config.requestTimeoutMs, config.keepAliveTimeoutMs) + 1_000,
-    http: {
-      headersTimeout: config.headersTimeoutMs,
-      connectionsCheckingInterval: Math.min(1_000, Math.max(10, Math.floor(config.headersTimeoutMs / 4))),
-    },
-  });
+  const app = Fastify(timeoutOptions(config));
   const answer = roll({ formula: '1d20' }, { random: cryptoRandom });
   const headers = {
     'access-control-allow-origin': '*',

@@ -2,8 +2,15 @@
 // OpenAPI document, the index and the page at / (src/http/page.ts), CORS, rate limiting, body
 // limit and the one error envelope.
 // It never listens: tests drive it with inject or a real port; src/server.ts serves it.
+
+import type { Server } from 'node:http';
 import { type FastifyTRPCPluginOptions, fastifyTRPCPlugin } from '@trpc/server/adapters/fastify';
-import Fastify, { type FastifyInstance, type FastifyRequest, LogController } from 'fastify';
+import Fastify, {
+  type FastifyHttpOptions,
+  type FastifyInstance,
+  type FastifyRequest,
+  LogController,
+} from 'fastify';
 import type { DestinationStream } from 'pino';
 import { type DiceContext, OPERATIONS, type Operation } from '../api/operations.js';
 import { type AppRouter, appRouter, routerOf } from '../api/router.js';
@@ -61,6 +68,24 @@ const INDEX_LINKS = {
   mcp: MCP_PATH,
 } as const;
 
+/**
+ * The server's timeouts: a request (headers and body) must arrive within REQUEST_TIMEOUT_MS and
+ * its headers within HEADERS_TIMEOUT_MS; node checks both every `connectionsCheckingInterval`. A
+ * socket silent for longer than either timeout and the keep-alive (a client not reading its
+ * answer) is closed. Exported for the bench's reference server, which must time out alike.
+ */
+export function timeoutOptions(config: Config): FastifyHttpOptions<Server> {
+  return {
+    requestTimeout: config.requestTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    connectionTimeout: Math.max(config.requestTimeoutMs, config.keepAliveTimeoutMs) + 1_000,
+    http: {
+      headersTimeout: config.headersTimeoutMs,
+      connectionsCheckingInterval: Math.min(1_000, Math.max(10, Math.floor(config.headersTimeoutMs / 4))),
+    },
+  };
+}
+
 export async function buildApp(config: Config, seams: AppSeams = {}): Promise<FastifyInstance> {
   const bodyLimit = config.bodyLimitBytes;
   const app = Fastify({
@@ -70,16 +95,7 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
     // Per-request log lines cost more than a roll; errors and deprecations are still logged.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit,
-    // A request (headers and body) must arrive within REQUEST_TIMEOUT_MS and its headers within
-    // HEADERS_TIMEOUT_MS; node checks both every `connectionsCheckingInterval`. A socket silent
-    // for longer than either timeout and the keep-alive (a client not reading its answer) is closed.
-    requestTimeout: config.requestTimeoutMs,
-    keepAliveTimeout: config.keepAliveTimeoutMs,
-    connectionTimeout: Math.max(config.requestTimeoutMs, config.keepAliveTimeoutMs) + 1_000,
-    http: {
-      headersTimeout: config.headersTimeoutMs,
-      connectionsCheckingInterval: Math.min(1_000, Math.max(10, Math.floor(config.headersTimeoutMs / 4))),
-    },
+    ...timeoutOptions(config),
     // While draining on shutdown, a request arriving on a kept-alive connection is served (with
     // `connection: close`) instead of fastify's default 503, whose body is not our error envelope.
     return503OnClosing: false,

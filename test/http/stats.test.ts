@@ -197,3 +197,22 @@ describe('totals past 2^53 (a power reaches up to 10^100: docs/language.md)', ()
     expect(body.outcomes.at(-1).total).toBe(12 ** 20);
   });
 });
+
+describe('nothing is rolled, so nothing is signed', () => {
+  it('refuses the receipt and table switches with invalid_request, on GET and POST', async () => {
+    const get = await app.inject({ method: 'GET', url: '/v1/stats?formula=1d6&receipt=true' });
+    expect(get.statusCode).toBe(400);
+    expect(get.json().error.code).toBe('invalid_request');
+    for (const extra of [{ receipt: true }, { table: 'q3Vb0x7TfZ2kWn9YcLr4Aa8s' }]) {
+      const post = await app.inject({
+        method: 'POST',
+        url: '/v1/stats',
+        payload: { formula: '1d6', ...extra },
+      });
+      expect(post.statusCode).toBe(400);
+      expect(post.json().error.code).toBe('invalid_request');
+    }
+    const plain = await app.inject({ method: 'POST', url: '/v1/stats', payload: { formula: '1d6' } });
+    expect(plain.statusCode).toBe(200);
+  });
+});

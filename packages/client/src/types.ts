@@ -204,13 +204,13 @@ export interface HealthResponse {
 }
 
 /** The input of `stats` (GET /v1/stats): a formula, an advantage state and the explosion depth to list. */
-export interface StatsQuery extends RollQuery {
+export interface StatsQuery extends Omit<RollQuery, 'receipt'> {
   /** Explosion extras listed per die, 0 to 100 (default: until the tail is below 1e-30). */
   depth?: number;
 }
 
 /** The input of `statsWith` (POST /v1/stats): a RollRequest plus the explosion depth to list. */
-export interface StatsRequest extends RollRequest {
+export interface StatsRequest extends Omit<RollRequest, 'receipt' | 'table'> {
   depth?: number;
 }
 

@@ -105,7 +105,7 @@ const ADVICE: Record<ApiErrorCode, (tool: string) => string> = {
   too_many_tables: () => 'Too many tables were created from this address this hour; reuse an existing table.',
   too_many_streams: () => 'Too many open event streams from this address; close one first.',
   unavailable: (tool) =>
-    `The table and receipt store cannot be reached right now; plain rolls still work, or call ${tool} again later.`,
+    `fairdice cannot serve ${tool} right now: its table and receipt store is unreachable, or every worker computing odds is busy. Plain rolls still work; call ${tool} again in a few seconds.`,
 };
 
 /** An error as a tool result: a sentence, then the REST error envelope as JSON. */

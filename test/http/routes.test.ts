@@ -9,6 +9,7 @@ import { StatsService } from '../../src/api/stats-service.js';
 import { MESSAGES } from '../../src/errors.js';
 import { registerRestRoutes } from '../../src/http/routes.js';
 import { expectError, type LogLine, logCollector } from '../support/app.js';
+import { entry } from '../support/operations.js';
 import { maxSource } from '../support/sources.js';
 
 const context: DiceContext = {
@@ -18,26 +19,6 @@ const context: DiceContext = {
   dicePerBatch: 1000,
   stats: new StatsService(),
 };
-
-const WordInput = z.strictObject({ word: z.string().max(5) });
-const WordOutput = z.strictObject({ word: z.string(), length: z.number().int() });
-
-const entry = (overrides: Partial<Operation>): Operation => ({
-  kind: 'query',
-  method: 'GET',
-  path: '/v1/measure',
-  input: WordInput,
-  output: WordOutput,
-  tags: [],
-  summary: 'Measure a word',
-  description: 'Measures a word.',
-  errors: [400, 500],
-  run: (input) => ({
-    word: (input as { word: string }).word,
-    length: (input as { word: string }).word.length,
-  }),
-  ...overrides,
-});
 
 async function serve(
   operations: Record<string, Operation>,

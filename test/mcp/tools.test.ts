@@ -7,34 +7,15 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { OPERATIONS, type Operation } from '../../src/api/operations.js';
+import { OPERATIONS } from '../../src/api/operations.js';
 import { BatchRollRequestSchema } from '../../src/api/schemas.js';
 import { StatsService } from '../../src/api/stats-service.js';
 import { MESSAGES } from '../../src/errors.js';
 import { toolJsonSchema, toolsOf } from '../../src/mcp/tools.js';
 import { listen, logCollector, makeApp } from '../support/app.js';
 import { ALL_TOOLS } from '../support/mcp-tables.js';
+import { entry } from '../support/operations.js';
 import { maxSource } from '../support/sources.js';
-
-const WordInput = z.strictObject({ word: z.string().max(5) });
-const WordOutput = z.strictObject({ word: z.string(), length: z.number().int() });
-
-const entry = (overrides: Partial<Operation>): Operation => ({
-  kind: 'query',
-  method: 'GET',
-  path: '/v1/measure',
-  input: WordInput,
-  output: WordOutput,
-  tags: [],
-  summary: 'Measure a word',
-  description: 'Measures a word.',
-  errors: [400, 500],
-  run: (input) => ({
-    word: (input as { word: string }).word,
-    length: (input as { word: string }).word.length,
-  }),
-  ...overrides,
-});
 
 const marker = (name: string) => ({
   name,

@@ -57,7 +57,7 @@ export interface DiceContext {
   random: RandomSource;
   dicePerRoll: number;
   dicePerBatch: number;
-  /** Exact distributions, computed off the event loop and cached (src/stats/service.ts). */
+  /** Exact distributions, computed off the event loop and cached (src/api/stats-service.ts). */
   stats: StatsService;
   /** Throws one request may make, rerolls and explosions included (THROWS_PER_REQUEST; default LIMITS.throwsPerRequest). */
   throwsPerRequest?: number;

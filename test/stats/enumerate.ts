@@ -2,6 +2,8 @@
 // final throw, explosion chain up to a depth) is listed with its exact weight, every combination
 // of those is fed to rollPrepared through a scripted source, and the totals are tallied. The
 // roller must consume exactly the scripted throws, so a wrong die model fails here too.
+// It lives beside its only users, the exact-engine tests in test/stats; test/support holds the
+// helpers that tests in several folders share.
 
 import { expect } from 'vitest';
 import { within } from '../../src/formula/parse.js';

@@ -1,8 +1,8 @@
 // The roller and the engine check each other on first-edition formulas: 100,000 real rolls
-// against the exact distribution at alpha = 1e-6 (test/stats/chi-square.ts).
+// against the exact distribution at alpha = 1e-6 (test/support/chi-square.ts).
 import { describe, expect, it } from 'vitest';
 import type { RollRequest } from '../../src/roll/types.js';
-import { chiSquare } from './chi-square.js';
+import { chiSquareAgainstExact } from '../support/chi-square.js';
 
 describe('the real roller against the exact distribution', () => {
   it.each([
@@ -21,7 +21,7 @@ describe('the real roller against the exact distribution', () => {
     { formula: '4d10!>=9kh2>=8f1' },
     { formula: '3d{1,1,2,3,5,8}!!p>=5' },
   ] satisfies RollRequest[])('$formula', (request) => {
-    const { statistic, critical: limit, bins } = chiSquare(request);
+    const { statistic, critical: limit, bins } = chiSquareAgainstExact(request);
     expect(bins).toBeGreaterThan(5);
     expect(statistic).toBeLessThan(limit);
   });

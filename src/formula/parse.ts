@@ -163,7 +163,7 @@ function runParser(text: string, startRule: 'Formula' | 'Fragment', item: string
   } catch (error) {
     if (error instanceof GeneratedSyntaxError) {
       // Only a formula that does not parse can hold another tool's notation.
-      refuseForeignNotation(text, item);
+      refuseForeignNotation(text, item, error.location.start.offset);
       const expected = readableExpectations(error.expected);
       const what = startRule === 'Formula' ? 'formula' : 'bonus';
       const detail = `Expected ${joinOr(expected)}, but ${describeFound(error.found, what)}.`;
@@ -175,27 +175,128 @@ function runParser(text: string, startRule: 'Formula' | 'Fragment', item: string
 }
 
 /**
- * Notations of other dice tools that fairdice deliberately refuses, with what to write instead
- * (docs/language.md, "Coming from ...").
+ * Notations of other dice tools that fairdice deliberately refuses, with why and what to write
+ * instead (docs/language.md, "Coming from ..."). `offset` is where the parser failed: a notation
+ * is recognised only where it made the parse fail, so no other failure is misread as one.
  */
-function refuseForeignNotation(text: string, item: string): void {
+function refuseForeignNotation(text: string, item: string, offset: number): void {
+  const fail = (message: string, at: number): never => {
+    throw new FormulaError(message, item, at + 1);
+  };
   const comment = text.search(/#|\/\//);
   if (comment !== -1) {
-    throw new FormulaError(
+    fail(
       'A formula has no comments: to name a roll, use a label [note] after a term, or a tag word at the end.',
-      item,
-      comment + 1,
+      comment,
     );
   }
   const inline = text.indexOf('[[');
   if (inline !== -1) {
-    throw new FormulaError(
+    fail(
       'A formula is one roll, not text with embedded rolls: send the formula inside [[...]] on its own.',
-      item,
-      inline + 1,
+      inline,
+    );
+  }
+  const before = text.slice(0, offset);
+  const rest = text.slice(offset);
+  const call = /^([a-z_]\w*)\s*\(/i.exec(rest);
+  if (call !== null && !/\w$/.test(before)) {
+    const name = call[1]!.toLowerCase();
+    if (name === 'pow') fail('Powers are written with ^ (or **) here: write 1d6^2, not pow(1d6,2).', offset);
+    fail(
+      NOT_RATIONAL.has(name)
+        ? `${name} is refused: a formula's value stays exact (a rational number) and ${name}'s results are not. The functions are floor, ceil, round, abs, min and max.`
+        : `${name} is not a function here: the functions are floor, ceil, round, abs, min and max.`,
+      offset,
+    );
+  }
+  const fate = /(\d*)d[fF]$/.exec(before);
+  if (fate !== null && rest.startsWith('.')) {
+    const count = fate[1]!;
+    const variant = /^\.(\d*)/.exec(rest)![1];
+    fail(
+      variant === '2'
+        ? `dF.2 is the usual Fate die, written dF here: write ${count}dF.`
+        : variant === '1'
+          ? `dF.1 (one minus face, four blank faces, one plus face) is a custom die here: write ${count}d{-1,0,0,0,0,1}.`
+          : 'A Fate die is dF (faces -1, 0 and +1); list other faces as a custom die, such as d{-1,0,0,0,0,1}.',
+      offset,
+    );
+  }
+  for (const decimal of text.matchAll(/(\d*)\.(\d+)/g)) {
+    const at = decimal.index;
+    if (offset < at || offset > at + decimal[0].length) continue;
+    const digits = decimal[2]!;
+    const whole = BigInt(`${decimal[1]!}${digits}`);
+    const scale = 10n ** BigInt(digits.length);
+    let [a, b] = [whole, scale];
+    while (b !== 0n) [a, b] = [b, a % b];
+    const written = whole % scale === 0n ? `${whole / scale}` : `a fraction, (${whole / a}/${scale / a})`;
+    fail(`Numbers are whole numbers here: write ${decimal[0]} as ${written}.`, at);
+  }
+  if (rest.startsWith('[')) {
+    const open = before.endsWith(')') ? openingBracket(before) : -1;
+    if (open !== -1) {
+      const label = /^\[[^\]]*\]/.exec(rest)?.[0] ?? '[...]';
+      fail(
+        /\w$/.test(before.slice(0, open))
+          ? 'A label follows a dice term or a group, not a function call: put it on a dice term inside, or leave it out.'
+          : `A label follows a dice term or a group, not parentheses: write braces, {${before.slice(open + 1, -1)}}${label}.`,
+        offset,
+      );
+    }
+    if (/(^|[^\w}\]%])\d+$/.test(before)) {
+      fail('A label names a dice term, not a number: move it after a dice term, or leave it out.', offset);
+    }
+  }
+  if (DICE_TERM_BEFORE.test(before)) {
+    if (/^s[ad]?(?![a-z])/i.test(rest)) {
+      fail(
+        'Sorting (s, sa, sd) is not a modifier here: the total does not depend on the order, and results stay in rolling order for a display to sort; leave it out.',
+        offset,
+      );
+    }
+  }
+  if (/x$/i.test(before) && DICE_TERM_BEFORE.test(before.slice(0, -1))) {
+    fail(
+      /^o/i.test(rest)
+        ? 'x multiplies here (1d6x10 is ten times 1d6): explode with ! (1d6!); an explosion that stops after one extra throw has no spelling here.'
+        : 'x multiplies here and takes a number (1d6x10 is ten times 1d6): to explode, write ! (1d6!, or 1d6!>=5 on a compare point).',
+      offset - 1,
     );
   }
 }
+
+/** Where the parenthesis closed at the end of `text` opens, or -1. */
+function openingBracket(text: string): number {
+  let depth = 0;
+  for (let i = text.length - 1; i >= 0; i--) {
+    if (text[i] === ')') depth++;
+    else if (text[i] === '(' && --depth === 0) return i;
+  }
+  return -1;
+}
+
+/** Functions of other tools whose results are not rational numbers (refused, not unknown). */
+const NOT_RATIONAL = new Set([
+  'sqrt',
+  'cbrt',
+  'exp',
+  'log',
+  'log2',
+  'log10',
+  'ln',
+  'sin',
+  'cos',
+  'tan',
+  'asin',
+  'acos',
+  'atan',
+  'hypot',
+]);
+
+/** The text before a failure ends inside a dice term: count, d, sides, then modifier characters. */
+const DICE_TERM_BEFORE = /\d*d(?:\d+|%|f|\{[^{}]*\}|\([^()]*\))[a-z0-9<>=!]*$/i;
 
 /** Range, limit and combination rules for the whole tree; `what` names the text in messages. */
 function checkTerms(node: FormulaNode, item: string, what: 'formula' | 'bonus'): void {
@@ -592,7 +693,8 @@ const DUPLICATE_MESSAGE: Record<ModifierSlot, string> = {
   unique: 'A dice term takes at most one unique (u or uo).',
   match: 'A dice term takes at most one matching set (m or mt).',
   explode: 'A dice term explodes (!, !p, !! or !!p) at most once.',
-  reroll: 'A dice term takes at most one reroll (r or ro).',
+  reroll:
+    'A dice term takes at most one reroll (r or ro), on one compare point: rerolls on several values such as r8r1 cannot be combined; one point may cover a range (r<3, r>=7).',
   multiply: 'A dice term takes at most one multiplier (x).',
   min: 'A dice term takes at most one min.',
   max: 'A dice term takes at most one max.',
@@ -602,6 +704,9 @@ const DUPLICATE_MESSAGE: Record<ModifierSlot, string> = {
   'critical success': 'A dice term takes at most one critical success range (cs).',
   'critical failure': 'A dice term takes at most one critical failure range (cf).',
 };
+
+const FOUNDRY_RR_MESSAGE =
+  'A dice term takes at most one reroll: r already rerolls until the condition fails, so write r, not rr (ro rerolls once).';
 
 /** The smallest and largest face of a die. */
 export function faceBounds(dice: Pick<DiceNode, 'sides' | 'faces'>): [number, number] {
@@ -731,7 +836,16 @@ function checkDice(dice: DiceNode, item: string): void {
   const seen = new Map<ModifierSlot, DiceModifier>();
   for (const modifier of dice.modifiers) {
     const slot = slotOf(modifier);
-    if (seen.has(slot)) throw new FormulaError(DUPLICATE_MESSAGE[slot], item, modifier.column);
+    const earlier = seen.get(slot);
+    if (earlier !== undefined) {
+      // Foundry's rr (reroll until the condition fails) reads as r, then r again.
+      const foundry =
+        slot === 'reroll' &&
+        earlier.kind === 'reroll' &&
+        !earlier.once &&
+        earlier.column + 1 === modifier.column;
+      throw new FormulaError(foundry ? FOUNDRY_RR_MESSAGE : DUPLICATE_MESSAGE[slot], item, modifier.column);
+    }
     const selects = (m: DiceModifier) => m.kind === 'keep' || m.kind === 'drop';
     if (
       (modifier.kind === 'advantage' && dice.modifiers.some(selects)) ||

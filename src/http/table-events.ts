@@ -122,10 +122,12 @@ export function registerTableEvents(app: FastifyInstance, options: TableEventsOp
     reply.hijack();
     open.add(end);
     raw.writeHead(200, {
+      // What the hooks already set for every answer (CORS, nosniff, the rate limit's headers):
+      // a hijacked reply sends only what is written here.
+      ...reply.getHeaders(),
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache, no-transform',
       connection: 'keep-alive',
-      'access-control-allow-origin': '*',
       // nginx buffers responses by default, which would hold events back.
       'x-accel-buffering': 'no',
     });

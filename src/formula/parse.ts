@@ -163,8 +163,8 @@ function runParser(text: string, startRule: 'Formula' | 'Fragment', item: string
   } catch (error) {
     if (error instanceof GeneratedSyntaxError) {
       // Only a formula that does not parse can hold another tool's notation.
-      refuseForeignNotation(text, item, error.location.start.offset);
       const expected = readableExpectations(error.expected);
+      refuseForeignNotation(text, item, error.location.start.offset, expected);
       const what = startRule === 'Formula' ? 'formula' : 'bonus';
       const detail = `Expected ${joinOr(expected)}, but ${describeFound(error.found, what)}.`;
       throw new FormulaError(detail, item, error.location.start.offset + 1, expected);
@@ -179,9 +179,10 @@ function runParser(text: string, startRule: 'Formula' | 'Fragment', item: string
  * instead (docs/language.md, "Coming from ..."). `offset` is where the parser failed: a notation
  * is recognised only where it made the parse fail, so no other failure is misread as one.
  */
-function refuseForeignNotation(text: string, item: string, offset: number): void {
+function refuseForeignNotation(text: string, item: string, offset: number, expected: string[]): void {
+  // At the parser's failure, the error keeps what the parser expected there.
   const fail = (message: string, at: number): never => {
-    throw new FormulaError(message, item, at + 1);
+    throw new FormulaError(message, item, at + 1, at === offset ? expected : []);
   };
   const comment = text.search(/#|\/\//);
   if (comment !== -1) {
@@ -262,7 +263,7 @@ function refuseForeignNotation(text: string, item: string, offset: number): void
       /^o/i.test(rest)
         ? 'x multiplies here (1d6x10 is ten times 1d6): explode with ! (1d6!); an explosion that stops after one extra throw has no spelling here.'
         : 'x multiplies here and takes a number (1d6x10 is ten times 1d6): to explode, write ! (1d6!, or 1d6!>=5 on a compare point).',
-      offset - 1,
+      offset,
     );
   }
 }

@@ -333,12 +333,12 @@ describe("another tool's notation answers why, and what to write where fairdice 
     ],
     [
       '4d6xo',
-      4,
+      5,
       'x multiplies here (1d6x10 is ten times 1d6): explode with ! (1d6!); an explosion that stops after one extra throw has no spelling here.',
     ],
     [
       '1d6x',
-      4,
+      5,
       'x multiplies here and takes a number (1d6x10 is ten times 1d6): to explode, write ! (1d6!, or 1d6!>=5 on a compare point).',
     ],
   ])('%s (column %i)', (formula, column, message) => {

@@ -10,7 +10,7 @@ import { LIMITS } from '../limits.js';
 import { type GroupPlan, type PreparedRoll, prepareRoll } from '../roll/prepare.js';
 import type { AdvantageState, RollRequest } from '../roll/types.js';
 import { notYetSupported, TooComplexError } from './errors.js';
-import { bitLength, fraction, ratioToNumber } from './exact.js';
+import { bitLength, fraction, ratiosOver, ratioToNumber } from './exact.js';
 import { type ExpressionPlan, planExpression, type TermEngine, totalDistribution } from './expression.js';
 import {
   addDistributions,
@@ -430,6 +430,7 @@ function describeTotals(
   truncatedDepth: number | undefined,
 ): Omit<StatsResponse, 'formula' | 'advantageState'> {
   const listedMass = d.denominator - d.tail;
+  const ratio = ratiosOver(d.denominator);
   let sum = 0n;
   let sumSquares = 0n;
   const counts: bigint[] = [];
@@ -448,12 +449,12 @@ function describeTotals(
     const value = Number(t);
     sum += t * count;
     sumSquares += t * t * count;
-    const atLeast = ratioToNumber(listedMass - below, d.denominator);
+    const atLeast = ratio(listedMass - below);
     below += count;
-    const probability = ratioToNumber(count, d.denominator);
+    const probability = ratio(count);
     countBytes += 12 + Math.max(1, denominatorDigits + Math.log10(probability || 5e-324));
     counts.push(count);
-    outcomes.push({ total: value, probability, atLeast, atMost: ratioToNumber(below, d.denominator) });
+    outcomes.push({ total: value, probability, atLeast, atMost: ratio(below) });
     // The q-th percentile: the least total t with P(total <= t) >= q%, among the listed rolls.
     while (
       nextPercentile < PERCENTILES.length &&

@@ -119,3 +119,33 @@ export function binomialRow(n: number): bigint[] {
   for (let k = 1; k <= n; k++) row[k] = (row[k - 1]! * BigInt(n - k + 1)) / BigInt(k);
   return row;
 }
+
+/**
+ * ratioToNumber for many numerators over one positive denominator, cheaper per call: with
+ * inv = floor(2^P / d) computed once, n * 2^P / d lies in [n * inv, n * inv + n), an interval a
+ * few parts in 2^70 wide; when both ends round to the same double, so does every point between
+ * (rounding is monotonic), and scaling by 2^-P is exact for a normal result. Otherwise (a value
+ * next to a rounding boundary, a negative or huge numerator, a tiny result) it is
+ * ratioToNumber's exact division. Returns the same double as ratioToNumber, always.
+ */
+export function ratiosOver(denominator: bigint): (numerator: bigint) => number {
+  // Small denominators: ratioToNumber's one division of doubles is cheaper still.
+  if (denominator <= 0n || denominator <= 9007199254740991n) {
+    return (numerator) => ratioToNumber(numerator, denominator);
+  }
+  const bits = bitLength(denominator) + 72;
+  if (bits > 1000) return (numerator) => ratioToNumber(numerator, denominator);
+  const inverse = (1n << BigInt(bits)) / denominator;
+  const scale = 2 ** -bits;
+  return (numerator) => {
+    if (numerator > 0n) {
+      const low = numerator * inverse;
+      const value = Number(low);
+      if (value === Number(low + numerator) && Number.isFinite(value)) {
+        const result = value * scale;
+        if (result >= 2 ** -1020) return result;
+      }
+    }
+    return ratioToNumber(numerator, denominator);
+  };
+}

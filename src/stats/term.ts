@@ -26,7 +26,7 @@ import { notYetSupported, TooComplexError } from './errors.js';
 const GENERAL_SIDES_MAX = 10_000;
 
 import { gcd } from './exact.js';
-import { keepDistribution } from './keep.js';
+import { explodingKeepHighest, keepDistribution } from './keep.js';
 import { multiply, power, total } from './poly.js';
 
 /** One dice term as the engine computes it. */
@@ -572,6 +572,21 @@ function groupDistribution(group: GroupModel, depth: number): TermDistribution {
     const tail = sum.denominator - total(sum.counts);
     return scaleDistribution(
       { min: sum.min, step: 1, counts: sum.counts, tail, denominator: sum.denominator },
+      group.factor,
+    );
+  }
+  if (
+    kept < count &&
+    group.highest &&
+    spec.explode !== 0 &&
+    rerolledFaces(spec) === 0 &&
+    spec.sides >= 2 &&
+    depth < LIMITS.explodeCap
+  ) {
+    const keep = explodingKeepHighest(spec.sides, spec.explode === 2, depth, count, kept);
+    const tail = keep.denominator - total(keep.counts);
+    return scaleDistribution(
+      { min: keep.min, step: 1, counts: keep.counts, tail, denominator: keep.denominator },
       group.factor,
     );
   }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bitLength, fraction, ratioToNumber } from '../../src/stats/exact.js';
+import { bitLength, fraction, ratiosOver, ratioToNumber } from '../../src/stats/exact.js';
 import { pack, unpack } from '../../src/stats/poly.js';
 
 describe('ratioToNumber: the nearest double of n/d', () => {
@@ -71,6 +71,41 @@ describe('ratioToNumber on counts of hundreds of bits', () => {
       ),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('ratiosOver: many numerators over one denominator', () => {
+  it('gives exactly what ratioToNumber gives, ties, their neighbours, tiny and huge values included', () => {
+    const bigint = (bits: number) => fc.bigInt({ min: 1n, max: (1n << BigInt(bits)) - 1n });
+    fc.assert(
+      fc.property(bigint(900), fc.array(bigint(1000), { minLength: 1, maxLength: 20 }), (d, numerators) => {
+        const denominator = d | (1n << 60n);
+        const ratio = ratiosOver(denominator);
+        for (const n of [...numerators, 0n, -numerators[0]!, denominator, denominator - 1n, 1n]) {
+          expect(ratio(n)).toBe(ratioToNumber(n, denominator));
+        }
+      }),
+      { numRuns: 500 },
+    );
+    // Exact ties at 53 bits and one away (as above): the cheap bound cannot decide them.
+    fc.assert(
+      fc.property(
+        fc.bigInt({ min: 2n ** 53n, max: 2n ** 54n - 1n }),
+        bigint(400),
+        fc.integer({ min: -1, max: 1 }),
+        (m, d, nudge) => {
+          const divisor = (d | (1n << 300n)) << 3n;
+          const n = m * (d | (1n << 300n)) + BigInt(nudge);
+          expect(ratiosOver(divisor)(n)).toBe(referenceRatio(n, divisor));
+        },
+      ),
+      { numRuns: 1000 },
+    );
+    // Small denominators, the subnormal range, a denominator past the fast bound.
+    expect(ratiosOver(1296n)(15n)).toBe(15 / 1296);
+    expect(ratiosOver(2n ** 1074n)(1n)).toBe(5e-324);
+    expect(ratiosOver(10n ** 400n)(3n)).toBe(ratioToNumber(3n, 10n ** 400n));
+    expect(ratiosOver(10n ** 200n)(1n)).toBe(1e-200);
   });
 });
 

@@ -123,25 +123,35 @@ export function binomialRow(n: number): bigint[] {
 /**
  * ratioToNumber for many numerators over one positive denominator, cheaper per call: with
  * inv = floor(2^P / d) computed once, n * 2^P / d lies in [n * inv, n * inv + n), an interval a
- * few parts in 2^70 wide; when both ends round to the same double, so does every point between
- * (rounding is monotonic), and scaling by 2^-P is exact for a normal result. Otherwise (a value
- * next to a rounding boundary, a negative or huge numerator, a tiny result) it is
- * ratioToNumber's exact division. Returns the same double as ratioToNumber, always.
+ * few parts in 2^70 wide (scaled down by 2^-drop to stay inside the doubles' range, widened by
+ * one unit for the truncation); when both ends round to the same double, so does every point
+ * between (rounding is monotonic), and scaling by 2^-(P - drop) is exact for a normal result.
+ * Otherwise (a value next to a rounding boundary, a negative numerator, one past the
+ * denominator, a tiny result) it is ratioToNumber's exact division. Returns the same double as
+ * ratioToNumber, always.
  */
 export function ratiosOver(denominator: bigint): (numerator: bigint) => number {
   // Small denominators: ratioToNumber's one division of doubles is cheaper still.
-  if (denominator <= 0n || denominator <= 9007199254740991n) {
-    return (numerator) => ratioToNumber(numerator, denominator);
-  }
+  if (denominator <= 9007199254740991n) return (numerator) => ratioToNumber(numerator, denominator);
   const bits = bitLength(denominator) + 72;
-  if (bits > 1000) return (numerator) => ratioToNumber(numerator, denominator);
   const inverse = (1n << BigInt(bits)) / denominator;
-  const scale = 2 ** -bits;
+  // n * inv < 2^bits for n <= d: at most 1000 bits once shifted, so Number() stays finite.
+  const drop = Math.max(0, bits - 1000);
+  const dropBits = BigInt(drop);
+  const scale = 2 ** -(bits - drop);
   return (numerator) => {
-    if (numerator > 0n) {
+    if (numerator > 0n && numerator <= denominator) {
       const low = numerator * inverse;
-      const value = Number(low);
-      if (value === Number(low + numerator) && Number.isFinite(value)) {
+      let value: number;
+      let high: number;
+      if (drop === 0) {
+        value = Number(low);
+        high = Number(low + numerator);
+      } else {
+        value = Number(low >> dropBits);
+        high = Number(((low + numerator) >> dropBits) + 1n);
+      }
+      if (value === high) {
         const result = value * scale;
         if (result >= 2 ** -1020) return result;
       }

@@ -106,6 +106,18 @@ describe('ratiosOver: many numerators over one denominator', () => {
     expect(ratiosOver(2n ** 1074n)(1n)).toBe(5e-324);
     expect(ratiosOver(10n ** 400n)(3n)).toBe(ratioToNumber(3n, 10n ** 400n));
     expect(ratiosOver(10n ** 200n)(1n)).toBe(1e-200);
+    // Denominators of over 1000 bits (ten exploding d10s): the scaled-down bound.
+    fc.assert(
+      fc.property(bigint(1400), bigint(1500), (d, n) => {
+        const denominator = d | (1n << 1300n);
+        expect(ratiosOver(denominator)(n)).toBe(ratioToNumber(n, denominator));
+      }),
+      { numRuns: 500 },
+    );
+    for (let shift = 0n; shift < 1400n; shift += 7n) {
+      const n = (10n ** 310n - 12345n) >> shift;
+      expect(ratiosOver(10n ** 310n)(n)).toBe(ratioToNumber(n, 10n ** 310n));
+    }
   });
 });
 

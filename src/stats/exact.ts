@@ -120,6 +120,18 @@ export function binomialRow(n: number): bigint[] {
   return row;
 }
 
+/** ratioToNumber over one denominator, for many numerators (see ratiosOver). */
+export interface Ratios {
+  /**
+   * The nearest double of numerator / denominator: exactly ratioToNumber's answer. `scaled`,
+   * when given, must be scaled(numerator) (a running sum of numerators may carry the running
+   * sum of theirs, which saves the product).
+   */
+  of(numerator: bigint, scaled?: bigint): number;
+  /** numerator times the precomputed inverse (0 when the denominator is small): additive. */
+  scaled(numerator: bigint): bigint;
+}
+
 /**
  * ratioToNumber for many numerators over one positive denominator, cheaper per call: with
  * inv = floor(2^P / d) computed once, n * 2^P / d lies in [n * inv, n * inv + n), an interval a
@@ -130,32 +142,37 @@ export function binomialRow(n: number): bigint[] {
  * denominator, a tiny result) it is ratioToNumber's exact division. Returns the same double as
  * ratioToNumber, always.
  */
-export function ratiosOver(denominator: bigint): (numerator: bigint) => number {
+export function ratiosOver(denominator: bigint): Ratios {
   // Small denominators: ratioToNumber's one division of doubles is cheaper still.
-  if (denominator <= 9007199254740991n) return (numerator) => ratioToNumber(numerator, denominator);
+  if (denominator <= 9007199254740991n) {
+    return { of: (numerator) => ratioToNumber(numerator, denominator), scaled: () => 0n };
+  }
   const bits = bitLength(denominator) + 72;
   const inverse = (1n << BigInt(bits)) / denominator;
   // n * inv < 2^bits for n <= d: at most 1000 bits once shifted, so Number() stays finite.
   const drop = Math.max(0, bits - 1000);
   const dropBits = BigInt(drop);
   const scale = 2 ** -(bits - drop);
-  return (numerator) => {
-    if (numerator > 0n && numerator <= denominator) {
-      const low = numerator * inverse;
-      let value: number;
-      let high: number;
-      if (drop === 0) {
-        value = Number(low);
-        high = Number(low + numerator);
-      } else {
-        value = Number(low >> dropBits);
-        high = Number(((low + numerator) >> dropBits) + 1n);
+  return {
+    scaled: (numerator) => numerator * inverse,
+    of: (numerator, scaled) => {
+      if (numerator > 0n && numerator <= denominator) {
+        const low = scaled ?? numerator * inverse;
+        let value: number;
+        let high: number;
+        if (drop === 0) {
+          value = Number(low);
+          high = Number(low + numerator);
+        } else {
+          value = Number(low >> dropBits);
+          high = Number(((low + numerator) >> dropBits) + 1n);
+        }
+        if (value === high) {
+          const result = value * scale;
+          if (result >= 2 ** -1020) return result;
+        }
       }
-      if (value === high) {
-        const result = value * scale;
-        if (result >= 2 ** -1020) return result;
-      }
-    }
-    return ratioToNumber(numerator, denominator);
+      return ratioToNumber(numerator, denominator);
+    },
   };
 }

@@ -80,9 +80,10 @@ describe('ratiosOver: many numerators over one denominator', () => {
     fc.assert(
       fc.property(bigint(900), fc.array(bigint(1000), { minLength: 1, maxLength: 20 }), (d, numerators) => {
         const denominator = d | (1n << 60n);
-        const ratio = ratiosOver(denominator);
+        const ratios = ratiosOver(denominator);
         for (const n of [...numerators, 0n, -numerators[0]!, denominator, denominator - 1n, 1n]) {
-          expect(ratio(n)).toBe(ratioToNumber(n, denominator));
+          expect(ratios.of(n)).toBe(ratioToNumber(n, denominator));
+          expect(ratios.of(n, ratios.scaled(n))).toBe(ratioToNumber(n, denominator));
         }
       }),
       { numRuns: 500 },
@@ -96,27 +97,37 @@ describe('ratiosOver: many numerators over one denominator', () => {
         (m, d, nudge) => {
           const divisor = (d | (1n << 300n)) << 3n;
           const n = m * (d | (1n << 300n)) + BigInt(nudge);
-          expect(ratiosOver(divisor)(n)).toBe(referenceRatio(n, divisor));
+          expect(ratiosOver(divisor).of(n)).toBe(referenceRatio(n, divisor));
         },
       ),
       { numRuns: 1000 },
     );
     // Small denominators, the subnormal range, a denominator past the fast bound.
-    expect(ratiosOver(1296n)(15n)).toBe(15 / 1296);
-    expect(ratiosOver(2n ** 1074n)(1n)).toBe(5e-324);
-    expect(ratiosOver(10n ** 400n)(3n)).toBe(ratioToNumber(3n, 10n ** 400n));
-    expect(ratiosOver(10n ** 200n)(1n)).toBe(1e-200);
+    expect(ratiosOver(1296n).of(15n)).toBe(15 / 1296);
+    expect(ratiosOver(2n ** 1074n).of(1n)).toBe(5e-324);
+    expect(ratiosOver(10n ** 400n).of(3n)).toBe(ratioToNumber(3n, 10n ** 400n));
+    expect(ratiosOver(10n ** 200n).of(1n)).toBe(1e-200);
     // Denominators of over 1000 bits (ten exploding d10s): the scaled-down bound.
     fc.assert(
       fc.property(bigint(1400), bigint(1500), (d, n) => {
         const denominator = d | (1n << 1300n);
-        expect(ratiosOver(denominator)(n)).toBe(ratioToNumber(n, denominator));
+        expect(ratiosOver(denominator).of(n)).toBe(ratioToNumber(n, denominator));
       }),
       { numRuns: 500 },
     );
+    // Running sums carry running sums of the scaled numerators.
+    const ratios = ratiosOver(10n ** 155n + 7n);
+    let running = 0n;
+    let scaled = 0n;
+    for (let i = 1n; i < 400n; i++) {
+      const count = (10n ** 150n * i * i) / 7n;
+      running += count;
+      scaled += ratios.scaled(count);
+      expect(ratios.of(running, scaled)).toBe(ratioToNumber(running, 10n ** 155n + 7n));
+    }
     for (let shift = 0n; shift < 1400n; shift += 7n) {
       const n = (10n ** 310n - 12345n) >> shift;
-      expect(ratiosOver(10n ** 310n)(n)).toBe(ratioToNumber(n, 10n ** 310n));
+      expect(ratiosOver(10n ** 310n).of(n)).toBe(ratioToNumber(n, 10n ** 310n));
     }
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { dieCounts } from '../../src/stats/die.js';
+import { distribution } from '../../src/stats/distribution.js';
 import { explodingKeepHighest, keepDistribution } from '../../src/stats/keep.js';
 
 // The level walk for the highest of exploding dice (docs/stats.md) against the general walk
@@ -36,6 +37,27 @@ describe('keep the highest of exploding dice by levels', () => {
       }
     }
     expect(compared).toBe(750);
+    // Many sides, few levels.
+    for (const [n, k] of [
+      [3, 1],
+      [4, 2],
+      [4, 3],
+    ] as const) {
+      const die = dieCounts({ sides: 100, explode: 1, rerollLimit: 0, rerollLow: 1, rerollHigh: 0 }, 2);
+      const walk = keepDistribution(die, n, k, true, true);
+      const levels = explodingKeepHighest(100, false, 2, n, k);
+      expect(levels.counts).toEqual(walk.counts.slice(0, levels.counts.length));
+      expect(walk.counts.slice(levels.counts.length).every((c) => c === 0n)).toBe(true);
+    }
+  });
+
+  it('the formulas the docs name as within the budget are answered, their tails at most 1e-30', () => {
+    for (const formula of ['5d100!kh3', '50d6!kh3', '10d10!kh5']) {
+      const answer = distribution({ formula });
+      expect(answer.listing).not.toBe('summary');
+      expect(answer.truncation!.tailProbability).toBeLessThanOrEqual(1e-30);
+      expect(answer.outcomes[0]!.total).toBe(3 + (formula === '10d10!kh5' ? 2 : 0));
+    }
   });
 
   it('5d10!kh3 at the default depth: the same counts as the walk, and a tail of the right size', () => {

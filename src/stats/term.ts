@@ -377,7 +377,9 @@ function dieSpan(g: GroupModel, depth: number): number {
     high = Math.max(high, v);
   }
   if (extras === 0) return high - low;
-  return 2 * (extras + 1) * (Math.max(Math.abs(low), Math.abs(high)) + g.general.penalty);
+  // Each extra adds its value minus the penalty: between low - penalty and high - penalty.
+  const penalty = g.general.penalty;
+  return high - low + extras * (Math.max(0, high - penalty) - Math.min(0, low - penalty));
 }
 
 /** Dice of a term whose contributions reach the total (an upper bound). */
@@ -484,7 +486,9 @@ function selectionCost(groups: readonly GroupModel[], depth: number): number {
   for (const g of groups) {
     outcomes += Math.min(dieSpan(g.score === undefined ? g : { ...g, score: undefined }, depth) + 1, 1e9);
     states *= ((g.count + 1) * (g.count + 2)) / 2;
-    width += g.count * dieSpan(g, depth) * Math.abs(g.factor);
+    // A single keep or drop sums only the dice it keeps (the first or last ones placed).
+    const summed = g.steps.length === 1 && g.pool === undefined ? g.kept : g.count;
+    width += summed * dieSpan(g, depth) * Math.abs(g.factor);
     bits += g.count * dieBits(g, depth);
   }
   return 20 * outcomes * states * width * words(bits);

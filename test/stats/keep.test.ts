@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { prepareRoll } from '../../src/roll/prepare.js';
 import { dieCounts } from '../../src/stats/die.js';
-import { distribution } from '../../src/stats/distribution.js';
+import { checkDistribution, distribution } from '../../src/stats/distribution.js';
 import { explodingKeepHighest, keepDistribution } from '../../src/stats/keep.js';
+import { autoDepth, listedSupport } from '../../src/stats/term.js';
 
 // The level walk for the highest of exploding dice (docs/stats.md) against the general walk
 // over every listed value, count for count, truncation tail included (the mass left out).
@@ -74,5 +76,33 @@ describe('keep the highest of exploding dice by levels', () => {
     // 1 - (1 - 10^-31)^5: just below 5e-31.
     expect(tail * 10n ** 31n < 5n * levels.denominator).toBe(true);
     expect(tail * 10n ** 32n > 49n * levels.denominator).toBe(true);
+  });
+});
+
+describe('the span a compare-point explosion is costed and sized with', () => {
+  it('bounds every listed total, and is not twice too wide', () => {
+    for (const formula of [
+      '3d6!>=5',
+      '2d10!>=9',
+      '2dF!',
+      '3d6!p>=5',
+      '2d6!!>=5',
+      '2d{-1,3}!>=3',
+      '2d{0,2,2}!p>=2',
+    ]) {
+      const prepared = prepareRoll({ formula });
+      const depth = autoDepth(prepared.groups);
+      const bound = listedSupport(prepared.groups, depth);
+      const answer = distribution({ formula });
+      const spread = answer.outcomes[answer.outcomes.length - 1]!.total - answer.outcomes[0]!.total + 1;
+      expect(spread).toBeLessThanOrEqual(bound);
+      // Values of 1..10 (or 1..6) exploding: the bound is the listed spread, give or take the
+      // faces' own span, where it was twice as wide before.
+      if (formula === '2d10!>=9' || formula === '3d6!>=5') expect(bound).toBeLessThan(1.1 * spread);
+    }
+  });
+
+  it('so a keep of such dice that takes well under a second is answered, not refused', () => {
+    expect(() => checkDistribution({ formula: '7d10!>=9kh3' })).not.toThrow();
   });
 });

@@ -11,9 +11,10 @@ import { LIMITS } from '../../src/limits.js';
 
 /** Every die lands on 1: `r<N` rerolls it every time, to the reroll cap. */
 const ones = { die: () => 1 };
-/** The costliest roll under the default THROWS_PER_REQUEST: 99 dice x 101 throws = 9,999 throws. */
-const COSTLY = `/v1/roll?formula=${encodeURIComponent('99d4294967296r<4294967295')}`;
-const COSTLY_THROWS = 99 * 101;
+/** The costliest roll under the default THROWS_PER_REQUEST: 49 dice x 101 throws = 4,949 throws. */
+const COSTLY_FORMULA = '49d4294967296r<4294967295';
+const COSTLY = `/v1/roll?formula=${encodeURIComponent(COSTLY_FORMULA)}`;
+const COSTLY_THROWS = 49 * 101;
 /** Past THROWS_PER_REQUEST: refused with too_many_dice once the budget is thrown. */
 const PAST_BUDGET = `/v1/roll?formula=${encodeURIComponent('1000d4294967296r<4294967295')}`;
 
@@ -38,7 +39,7 @@ describe('the throws budget of an address', () => {
   it('lets the costliest rolls through until its bucket is spent, then refuses with 429 and retry-after, while another address rolls on', async () => {
     const built = await make();
     const answers = [];
-    // 20,000 throws: two costly rolls leave 2, which lets a third in (the bucket is not empty).
+    // 10,000 throws: two costly rolls leave 102, which lets a third in (the bucket is not empty).
     for (let i = 0; i < 4; i++) answers.push(await built.inject(from('127.0.0.1', COSTLY)));
     expect(answers.map((answer) => answer.statusCode)).toEqual([200, 200, 200, 429]);
     expect(answers[0]!.headers['x-ratelimit-throws-limit']).toBe(String(LIMITS.throwsBurst));
@@ -51,7 +52,7 @@ describe('the throws budget of an address', () => {
     expect(answers[2]!.headers['x-ratelimit-throws-remaining']).toBe('0');
     const refused = answers[3]!;
     expect(refused.json()).toEqual({ error: { code: 'rate_limited', message: MESSAGES.throwsSpent } });
-    // 9,997 throws owed at 1 a second, plus the one throw the bucket must hold.
+    // 4,847 throws owed at 1 a second, plus the one throw the bucket must hold.
     expect(refused.headers['retry-after']).toBe(String(3 * COSTLY_THROWS - LIMITS.throwsBurst + 1));
     expect(refused.headers['x-ratelimit-throws-remaining']).toBe('0');
     // Cheap rolls of that address are refused too: the bucket is empty whatever the next roll costs.
@@ -82,31 +83,31 @@ describe('the throws budget of an address', () => {
   });
 
   it('charges a batch with the throws of all its rolls, and POST, tRPC and MCP draw on the same bucket', async () => {
-    const built = await make({ throwsBurst: 30_000 });
-    const rolls = Array.from({ length: 20 }, () => ({ formula: '4d4294967296r<4294967295' }));
+    const built = await make({ throwsBurst: 15_000 });
+    const rolls = Array.from({ length: 20 }, () => ({ formula: '2d4294967296r<4294967295' }));
     const batch = await built.inject({ method: 'POST', url: '/v1/roll/batch', payload: { rolls } });
     expect(batch.statusCode).toBe(200);
-    expect(batch.headers['x-ratelimit-throws-remaining']).toBe(String(30_000 - 20 * 4 * 101));
+    expect(batch.headers['x-ratelimit-throws-remaining']).toBe(String(15_000 - 20 * 2 * 101));
     const post = await built.inject({
       method: 'POST',
       url: '/v1/roll',
-      payload: { formula: '99d4294967296r<4294967295' },
+      payload: { formula: COSTLY_FORMULA },
     });
     expect(post.statusCode).toBe(200);
-    expect(post.headers['x-ratelimit-throws-remaining']).toBe(String(30_000 - 8_080 - COSTLY_THROWS));
+    expect(post.headers['x-ratelimit-throws-remaining']).toBe(String(15_000 - 4_040 - COSTLY_THROWS));
     const trpc = await built.inject({
       method: 'GET',
-      url: `/trpc/roll?input=${encodeURIComponent(JSON.stringify({ formula: '99d4294967296r<4294967295' }))}`,
+      url: `/trpc/roll?input=${encodeURIComponent(JSON.stringify({ formula: COSTLY_FORMULA }))}`,
     });
     expect(trpc.statusCode).toBe(200);
-    // 30,000 - 8,080 - 2 x 9,999 = 1,922 left: one more roll gets in, and then none.
+    // 15,000 - 4,040 - 2 x 4,949 = 1,062 left: one more roll gets in, and then none.
     expect((await built.inject(from('127.0.0.1', COSTLY))).statusCode).toBe(200);
     const trpcRefused = await built.inject({
       method: 'GET',
       url: `/trpc/roll?input=${encodeURIComponent(JSON.stringify({ formula: '1d6' }))}`,
     });
     expect(trpcRefused.statusCode).toBe(429);
-    expect(trpcRefused.json().error.data.api).toMatchObject({ code: 'rate_limited', retryAfter: 8_078 });
+    expect(trpcRefused.json().error.data.api).toMatchObject({ code: 'rate_limited', retryAfter: 3_888 });
     const mcp = await built.inject({
       method: 'POST',
       url: '/mcp',

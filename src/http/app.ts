@@ -61,7 +61,8 @@ const loadBuiltPage = (): BuiltPage | undefined => {
 };
 
 /** The response headers a page on another origin may read: the rate limit's (docs/api.md#headers). */
-export const EXPOSED_HEADERS = 'retry-after, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset';
+export const EXPOSED_HEADERS =
+  'retry-after, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset, x-ratelimit-throws-limit, x-ratelimit-throws-remaining, x-ratelimit-throws-reset';
 
 const INDEX_LINKS = {
   openapi: '/openapi.json',

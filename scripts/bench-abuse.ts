@@ -5,8 +5,8 @@
 //   memory  the in-memory limiter holding LIMITS.rateLimitAddresses addresses
 //   attack  `NODE_ENV=production node dist/server.js` with the default limits; for one whole
 //           rate-limit window one address (127.0.0.1) sends the costliest batch over 16
-//           connections, twice: `polite`, each connection waiting the retry-after of a 429 (the
-//           most the limits let through: the address at its limit), then, against a fresh
+//           connections, twice: `polite`, every connection pausing for the retry-after of any
+//           429 (the most the limits let through: the address at its limit), then, against a fresh
 //           server, `flood`, without pause (its 429s, then its held connections). The server's
 //           CPU over that window as a share of one core, and the /v1/health latency other
 //           addresses see every 50 ms, before, during its first seconds, over the whole attack
@@ -300,8 +300,9 @@ async function attack(attacker: Attacker): Promise<void> {
     const quietCpu = cpuSeconds(pid) - quietCpuBefore;
     const quietEnd = Date.now();
 
-    // One window of the costliest batch over 16 connections: `polite` waits the retry-after of
-    // each 429 (within the window), `flood` asks again at once.
+    // One window of the costliest batch over 16 connections: `polite` pauses them all for the
+    // retry-after of a 429 (within the window), so it spends no request on a refusal it was
+    // told of; `flood` asks again at once.
     const attackStart = Date.now();
     const attackEnds = performance.now() + windowMs;
     const cpuBefore = cpuSeconds(pid);
@@ -312,15 +313,20 @@ async function attack(attacker: Attacker): Promise<void> {
     const answered = new Map<number, number>();
     let bytes = 0;
     let firstRefusal = 0;
+    let resumeAt = 0;
     await Promise.all(
       Array.from({ length: connections }, async () => {
         while (performance.now() < attackEnds) {
+          if (resumeAt > performance.now()) {
+            await pause(Math.min(resumeAt, attackEnds) - performance.now());
+            continue;
+          }
           const shot = await shoot(port, '127.0.0.1', 'POST', '/v1/roll/batch', WORST_BATCH);
           answered.set(shot.status, (answered.get(shot.status) ?? 0) + 1);
           bytes += shot.bytes;
           if (shot.status !== 200 && firstRefusal === 0) firstRefusal = Date.now();
           if (attacker === 'polite' && shot.status === 429) {
-            await pause(Math.min(shot.retryAfter * 1000, Math.max(0, attackEnds - performance.now())));
+            resumeAt = Math.max(resumeAt, performance.now() + shot.retryAfter * 1000);
           }
         }
       }),
@@ -344,7 +350,7 @@ async function attack(attacker: Attacker): Promise<void> {
       .map(([status, count]) => `${count} × ${status}`)
       .join(', ');
     console.log(
-      `attack (${attacker}): one address, the costliest batch, ${connections} connections ${attacker === 'polite' ? "each waiting a 429's retry-after" : 'without pause'}, for one window at the default limits (${LIMITS.rateLimitMax} requests per ${LIMITS.rateLimitWindowMs / 1000} s, a throws budget of ${LIMITS.throwsBurst} refilled at ${LIMITS.throwsPerSecond}/s); pinning: ${pinning ? `server on core ${pinning.serverCore}, attacker and checker on core ${pinning.loadCore}` : 'none (needs taskset and 2 cores)'}; load average ${loadavg()
+      `attack (${attacker}): one address, the costliest batch, ${connections} connections ${attacker === 'polite' ? "all pausing for a 429's retry-after" : 'without pause'}, for one window at the default limits (${LIMITS.rateLimitMax} requests per ${LIMITS.rateLimitWindowMs / 1000} s, a throws budget of ${LIMITS.throwsBurst} refilled at ${LIMITS.throwsPerSecond}/s); pinning: ${pinning ? `server on core ${pinning.serverCore}, attacker and checker on core ${pinning.loadCore}` : 'none (needs taskset and 2 cores)'}; load average ${loadavg()
         .map((value) => value.toFixed(1))
         .join(' ')}`,
     );

@@ -178,6 +178,8 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
     burst: config.throwsBurst,
     perSecond: config.throwsPerSecond,
     addresses: LIMITS.rateLimitAddresses,
+    // With REDIS_URL, shared by every instance through the request limit's connection.
+    shared,
   });
   const contextOf = (request: FastifyRequest, reply?: FastifyReply): DiceContext => ({
     log: request.log,

@@ -193,6 +193,7 @@ export class ThrowBuckets {
         }
       },
       sharedAdmit: () => {
+        if (this.shared?.usable !== true) return undefined;
         // The bucket in memory refuses first, without asking Redis.
         try {
           this.admit(key);

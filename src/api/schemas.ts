@@ -399,7 +399,8 @@ export const SignedRequestSchema = z
     description: 'What was asked: the roll request without its receipt and table switches.',
   });
 
-const receiptExample = {
+/** A receipt as the examples of the document show it (also the data of the event stream's example). */
+export const receiptExample = {
   id: '019ab2c4-5e61-7a3b-9c2d-4f5e6a7b8c9d',
   time: '2026-11-23T20:00:00.123Z',
   kid: 'kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k',

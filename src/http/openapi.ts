@@ -7,6 +7,7 @@ import { generateOpenApiDocument } from 'trpc-to-openapi';
 import { z } from 'zod';
 import { describeIssues } from '../api/input.js';
 import { type Operation, operationList } from '../api/operations.js';
+import { receiptExample } from '../api/schemas.js';
 import {
   type ApiErrorCode,
   CODE_SCHEMAS,
@@ -107,14 +108,22 @@ const idOf = (schema: z.ZodType | undefined): string | undefined => schema?.meta
 /** The path of the table log operation, whose `id` parameter the event stream shares. */
 const TABLE_ROLLS_PATH = '/v1/tables/{id}/rolls';
 
-/** An example stream: the opening comment and retry hint, then one entry. */
+/**
+ * An example stream: the opening comment and retry hint, then one entry, whose data is a receipt
+ * at a table (the Receipt example with a table, its sequence number and the previous entry's hash).
+ */
 const EVENTS_EXAMPLE = [
   ': fairdice table events',
   'retry: 2000',
   '',
   'id: 3',
   'event: roll',
-  'data: {"id":"0190c4d2-7b1e-7c3a-9f00-2b8d5e1a4c77","table":"q3Vb0x7TfZ2kWn9YcLr4Aa8s","seq":3,"prev":"...","signature":"...", ...}',
+  `data: ${JSON.stringify({
+    ...receiptExample,
+    table: 'q3Vb0x7TfZ2kWn9YcLr4Aa8s',
+    seq: 3,
+    prev: '5f1e7c2a9b3d4e6f8a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f',
+  })}`,
   '',
   '',
 ].join('\n');

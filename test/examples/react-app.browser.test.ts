@@ -3,7 +3,7 @@
 // in headless Debian Chromium. It rolls, marks kept and dropped dice, shows a typed
 // invalid_formula error and a 429 with its retry time, and logs no console error of its own.
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,12 +11,12 @@ import { extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { FastifyInstance } from 'fastify';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config.js';
 import { buildApp } from '../../src/http/app.js';
 import { listen } from '../support/app.js';
-import { CHROMIUM, CHROMIUM_ARGS, chromiumPresent } from '../support/chromium.js';
+import { type Chromium, chromiumFor, launchChromium } from '../support/chromium.js';
 
 const run = promisify(execFile);
 const appDir = fileURLToPath(new URL('../../examples/react-app/', import.meta.url));
@@ -25,21 +25,7 @@ const distDir = join(appDir, 'dist');
 /** Small, so the test reaches the 429 in a few clicks. */
 const RATE_LIMIT_MAX = 6;
 
-if (!chromiumPresent) {
-  if (process.env.CI === 'true') {
-    throw new Error(`${CHROMIUM} is missing and CI=true: .ci/run must install chromium`);
-  }
-  console.warn(
-    [
-      '',
-      '#'.repeat(78),
-      `#  SKIPPING the example app's browser test: ${CHROMIUM} is not installed.`,
-      '#  Install it (apt-get install -y chromium) to run it; under CI=true it fails.',
-      '#'.repeat(78),
-      '',
-    ].join('\n'),
-  );
-}
+const runs = chromiumFor("the example app's browser test");
 
 const TYPES: Readonly<Record<string, string>> = {
   '.html': 'text/html; charset=utf-8',
@@ -68,11 +54,11 @@ async function serveStatic(dir: string): Promise<{ server: Server; origin: strin
   return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
-describe.skipIf(!chromiumPresent)('examples/react-app in headless Chromium', () => {
+describe.skipIf(!runs)('examples/react-app in headless Chromium', () => {
   let api: FastifyInstance;
   let apiOrigin: string;
   let site: { server: Server; origin: string };
-  let userDataDir: string;
+  let browser: Chromium;
   let screenshotDir: string;
   let context: BrowserContext;
   let page: Page;
@@ -85,14 +71,9 @@ describe.skipIf(!chromiumPresent)('examples/react-app in headless Chromium', () 
     api = await buildApp(defaultConfig({ logLevel: 'silent', rateLimitMax: RATE_LIMIT_MAX }));
     apiOrigin = await listen(api);
     site = await serveStatic(distDir);
-    userDataDir = await mkdtemp(join(tmpdir(), 'fairdice-chromium-'));
     screenshotDir = await mkdtemp(join(tmpdir(), 'fairdice-example-'));
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: CHROMIUM_ARGS,
-      viewport: { width: 1000, height: 700 },
-    });
+    browser = await launchChromium({ width: 1000, height: 700 });
+    context = browser.context;
     context.on('requestfailed', (request) => {
       failed.push(`${request.url()}: ${request.failure()?.errorText ?? 'failed'}`);
     });
@@ -107,10 +88,9 @@ describe.skipIf(!chromiumPresent)('examples/react-app in headless Chromium', () 
   }, 240_000);
 
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     await api?.close();
     await new Promise((resolve) => site?.server.close(resolve));
-    if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
   });
 
   /** Console errors other than Chromium's notice of a refused call to the API (400 or 429). */

@@ -1,14 +1,14 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config.js';
 import { buildApp } from '../../src/http/app.js';
 import { LIMITS } from '../../src/limits.js';
 import { listen } from '../support/app.js';
-import { CHROMIUM, CHROMIUM_ARGS, chromiumPresent } from '../support/chromium.js';
+import { type Chromium, chromiumFor, launchChromium } from '../support/chromium.js';
 
 // The service's defaults: the page load is proven to fit the limit every caller gets.
 const config = defaultConfig({ logLevel: 'silent' });
@@ -29,26 +29,12 @@ function operationBlock(page: Page, method: string, path: string): Locator {
   });
 }
 
-if (!chromiumPresent) {
-  if (process.env.CI === 'true') {
-    throw new Error(`${CHROMIUM} is missing and CI=true: .ci/run must install chromium`);
-  }
-  console.warn(
-    [
-      '',
-      '#'.repeat(78),
-      `#  SKIPPING the /docs browser test: ${CHROMIUM} is not installed.`,
-      '#  Install it (apt-get install -y chromium) to run it; under CI=true it fails.',
-      '#'.repeat(78),
-      '',
-    ].join('\n'),
-  );
-}
+const runs = chromiumFor('the /docs browser test');
 
-describe.skipIf(!chromiumPresent)('/docs in headless Chromium', () => {
+describe.skipIf(!runs)('/docs in headless Chromium', () => {
   let app: FastifyInstance;
   let origin: string;
-  let userDataDir: string;
+  let browser: Chromium;
   let screenshotDir: string;
   let context: BrowserContext;
   let page: Page;
@@ -63,14 +49,9 @@ describe.skipIf(!chromiumPresent)('/docs in headless Chromium', () => {
   beforeAll(async () => {
     app = await buildApp(config);
     origin = await listen(app);
-    userDataDir = await mkdtemp(join(tmpdir(), 'fairdice-chromium-'));
     screenshotDir = await mkdtemp(join(tmpdir(), 'fairdice-docs-'));
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: CHROMIUM_ARGS,
-      viewport: { width: 1280, height: 1000 },
-    });
+    browser = await launchChromium({ width: 1280, height: 1000 });
+    context = browser.context;
     context.on('request', (request) => {
       requested.push(request.url());
     });
@@ -93,9 +74,8 @@ describe.skipIf(!chromiumPresent)('/docs in headless Chromium', () => {
   });
 
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     await app?.close();
-    if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
   });
 
   it('loads the page and the document, asking nothing of any other host', async () => {

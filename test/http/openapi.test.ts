@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { OPERATIONS, type Operation } from '../../src/api/operations.js';
 import { routerOf } from '../../src/api/router.js';
+import { ReceiptSchema } from '../../src/api/schemas.js';
 import { CODE_SCHEMAS, codesOf, ERROR_CODES, ERROR_STATUSES } from '../../src/errors.js';
 import { buildOpenApiDocument } from '../../src/http/openapi.js';
 import { LIMITS } from '../../src/limits.js';
@@ -380,9 +381,21 @@ describe('GET /v1/tables/{id}/events (Server-Sent Events) in the document', () =
     expect(Object.keys(events.responses).sort()).toEqual(['200', '400', '404', '429', '500', '503']);
     const ok = events.responses['200']!.content;
     expect(Object.keys(ok)).toEqual(['text/event-stream']);
-    expect(ok['text/event-stream']!.example).toMatch(
-      /^: fairdice table events\n[\s\S]*\nevent: roll\ndata: \{/,
+    const example = ok['text/event-stream']!.example as string;
+    expect(example).toMatch(/^: fairdice table events\n[\s\S]*\nevent: roll\ndata: \{/);
+    // The example's data is a whole receipt at a table, as a real event carries.
+    const data = JSON.parse(
+      example
+        .split('\n')
+        .find((line) => line.startsWith('data: '))!
+        .slice(6),
     );
+    expect(ReceiptSchema.safeParse(data).success).toBe(true);
+    expect(data).toMatchObject({
+      table: expect.any(String),
+      seq: 3,
+      prev: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
     for (const status of [400, 404, 429, 500, 503] as const)
       expect(events.responses[String(status)]!.content['application/json']!.schema).toEqual({
         $ref: `#/components/schemas/${ERROR_STATUSES[status].schema}`,

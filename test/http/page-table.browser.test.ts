@@ -4,29 +4,21 @@
 // pages on one table see each other's rolls live, each verified in the page against
 // /.well-known/jwks.json, and an entry tampered with in the store shows invalid.
 import { mkdtempSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config.js';
 import { buildApp } from '../../src/http/app.js';
 import type { Receipt } from '../../src/trust/receipt.js';
 import { Trust } from '../../src/trust/service.js';
 import { listen } from '../support/app.js';
-import { CHROMIUM, CHROMIUM_ARGS, chromiumPresent } from '../support/chromium.js';
+import { type Chromium, chromiumFor, launchChromium } from '../support/chromium.js';
 
-if (!chromiumPresent) {
-  if (process.env.CI === 'true') {
-    throw new Error(`${CHROMIUM} is missing and CI=true: .ci/run must install chromium`);
-  }
-  console.warn(
-    `\n${'#'.repeat(78)}\n#  SKIPPING the page table browser test: ${CHROMIUM} is not installed.\n${'#'.repeat(78)}\n`,
-  );
-}
+const runs = chromiumFor('the page table browser test');
 
-describe.skipIf(!chromiumPresent)('a table in the page, two browsers', () => {
+describe.skipIf(!runs)('a table in the page, two browsers', () => {
   const config = defaultConfig({
     logLevel: 'silent',
     rateLimitMax: 10_000,
@@ -35,7 +27,7 @@ describe.skipIf(!chromiumPresent)('a table in the page, two browsers', () => {
   let trust: Trust;
   let app: FastifyInstance;
   let origin: string;
-  let userDataDir: string;
+  let browser: Chromium;
   let context: BrowserContext;
   const requested: string[] = [];
   const consoleErrors: string[] = [];
@@ -79,23 +71,17 @@ describe.skipIf(!chromiumPresent)('a table in the page, two browsers', () => {
     trust = await Trust.fromConfig(config, { warn() {}, info() {} });
     app = await buildApp(config, { trust });
     origin = await listen(app);
-    userDataDir = await mkdtemp(join(tmpdir(), 'fairdice-chromium-'));
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: CHROMIUM_ARGS,
-      viewport: { width: 1280, height: 900 },
-    });
+    browser = await launchChromium();
+    context = browser.context;
     context.on('request', (request) => {
       requested.push(request.url());
     });
   });
 
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     await app?.close();
     await trust?.close();
-    if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
   });
 
   it('shares rolls live between two pages, each verified; a tampered entry shows invalid', async () => {

@@ -5,17 +5,17 @@
 // odds and the table when the server offers them, axe-core finds nothing serious, and nothing is
 // asked of any other host.
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config.js';
 import { buildApp } from '../../src/http/app.js';
 import { listen } from '../support/app.js';
-import { CHROMIUM, CHROMIUM_ARGS, chromiumPresent } from '../support/chromium.js';
+import { type Chromium, chromiumFor, launchChromium } from '../support/chromium.js';
 
 const config = defaultConfig({ logLevel: 'silent', rateLimitMax: 10_000 });
 
@@ -34,26 +34,12 @@ interface Roll {
   dice: Group[];
 }
 
-if (!chromiumPresent) {
-  if (process.env.CI === 'true') {
-    throw new Error(`${CHROMIUM} is missing and CI=true: .ci/run must install chromium`);
-  }
-  console.warn(
-    [
-      '',
-      '#'.repeat(78),
-      `#  SKIPPING the page browser test: ${CHROMIUM} is not installed.`,
-      '#  Install it (apt-get install -y chromium) to run it; under CI=true it fails.',
-      '#'.repeat(78),
-      '',
-    ].join('\n'),
-  );
-}
+const runs = chromiumFor('the page browser test');
 
-describe.skipIf(!chromiumPresent)('the page at / in headless Chromium', () => {
+describe.skipIf(!runs)('the page at / in headless Chromium', () => {
   let app: FastifyInstance;
   let origin: string;
-  let userDataDir: string;
+  let browser: Chromium;
   let screenshotDir: string;
   let context: BrowserContext;
   let page: Page;
@@ -80,14 +66,9 @@ describe.skipIf(!chromiumPresent)('the page at / in headless Chromium', () => {
     origin = await listen(app);
     paths = ((await (await fetch(`${origin}/openapi.json`)).json()) as { paths: Record<string, unknown> })
       .paths;
-    userDataDir = await mkdtemp(join(tmpdir(), 'fairdice-chromium-'));
     screenshotDir = await mkdtemp(join(tmpdir(), 'fairdice-page-'));
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: CHROMIUM_ARGS,
-      viewport: { width: 1280, height: 900 },
-    });
+    browser = await launchChromium();
+    context = browser.context;
     context.on('request', (request) => {
       requested.push(request.url());
     });
@@ -98,9 +79,8 @@ describe.skipIf(!chromiumPresent)('the page at / in headless Chromium', () => {
   });
 
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     await app?.close();
-    if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
   });
 
   /** Rolls what the form holds (with Enter, from the keyboard); resolves with the server's answer. */

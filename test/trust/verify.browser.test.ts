@@ -3,17 +3,15 @@
 // with WebCrypto alone. The page is served from memory on an https origin (WebCrypto needs a
 // secure context); nothing reaches the network.
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type BrowserContext, chromium } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSigningKeys } from '../../src/trust/keys.js';
 import { GENESIS_PREV } from '../../src/trust/receipt.js';
 import { receiptHashSync, signReceipt } from '../../src/trust/sign.js';
+import { type Chromium, chromiumFor, launchChromium } from '../support/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ORIGIN = 'https://fairdice.test';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -26,30 +24,17 @@ const FILES: Record<string, string> = {
 };
 const PAGE = `<!doctype html><meta charset="utf-8"><script type="importmap">{"imports":{"canonicalize":"/canonicalize.js"}}</script><title>verify</title>`;
 
-const chromiumPresent = existsSync(CHROMIUM);
-if (!chromiumPresent && process.env.CI === 'true') {
-  throw new Error(`${CHROMIUM} is missing and CI=true: .ci/run must install chromium`);
-}
-if (!chromiumPresent)
-  console.warn(`\n#### SKIPPING the browser receipt test: ${CHROMIUM} is not installed.\n`);
+const runs = chromiumFor('the browser receipt test');
 
-describe.skipIf(!chromiumPresent)('verifyReceipt in headless Chromium', () => {
+describe.skipIf(!runs)('verifyReceipt in headless Chromium', () => {
+  let browser: Chromium;
   let context: BrowserContext;
   const foreign: string[] = [];
 
   beforeAll(async () => {
     expect(existsSync(FILES['/trust/verify.js']!), 'run `npm run build` first (npm test does)').toBe(true);
-    context = await chromium.launchPersistentContext(await mkdtemp(join(tmpdir(), 'fairdice-chromium-')), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--no-first-run',
-      ],
-    });
+    browser = await launchChromium();
+    context = browser.context;
     await context.route('**/*', async (route) => {
       const url = new URL(route.request().url());
       if (url.origin !== ORIGIN) {
@@ -63,7 +48,7 @@ describe.skipIf(!chromiumPresent)('verifyReceipt in headless Chromium', () => {
     });
   });
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
   });
 
   it('accepts a signed receipt and a chain, refuses an edited receipt and a hidden entry', async () => {

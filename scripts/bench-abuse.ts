@@ -1,15 +1,18 @@
 // `npm run bench:abuse`: what one address can cost the service at the default limits, whatever it
 // sends. Three parts, each bounded in count and time, every socket on 127.0.0.1:
-//   worst   the costliest requests in process: how long each blocks the event loop (CPU time of
-//           the process per request, and wall time)
+//   worst   the costliest requests in process, with production settings: how long each blocks
+//           the event loop (CPU time of the process per request, and wall time)
 //   memory  the in-memory limiter holding LIMITS.rateLimitAddresses addresses
-//   attack  `node dist/server.js` with the defaults; for one whole rate-limit window one address
-//           (127.0.0.1) sends the costliest batch over 16 connections without pause: its
-//           allowance, then the 429s. The server's CPU over that window as a share of one core,
-//           and the /v1/health latency other addresses see every 50 ms, before, during and after
-//           the attack. With `taskset` and 2 cores the server runs on core 0, this process on 1.
+//   attack  `NODE_ENV=production node dist/server.js` with the default limits; for one whole
+//           rate-limit window one address (127.0.0.1) sends the costliest batch over 16
+//           connections, twice: `polite`, each connection waiting the retry-after of a 429 (the
+//           most the limits let through: the address at its limit), then, against a fresh
+//           server, `flood`, without pause (its 429s, then its held connections). The server's
+//           CPU over that window as a share of one core, and the /v1/health latency other
+//           addresses see every 50 ms, before, during its first seconds, over the whole attack
+//           and after. With `taskset` and 2 cores the server runs on core 0, this process on 1.
 // `--smoke` runs every part briefly (for the test that keeps this script working); `--part`
-// runs one part.
+// runs one part; `--attacker polite|flood` one attacker.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
@@ -25,21 +28,25 @@ import { LIMITS } from '../dist/limits.js';
 import { corePinning, pinProcess } from './bench/cores.js';
 
 const { values: args } = parseArgs({
-  options: { smoke: { type: 'boolean', default: false }, part: { type: 'string' } },
+  options: {
+    smoke: { type: 'boolean', default: false },
+    part: { type: 'string' },
+    attacker: { type: 'string' },
+  },
 });
 const SMOKE = args.smoke === true;
 const runs = (part: string) => args.part === undefined || args.part === part;
 
-/** The costliest batch under the throws budget: 20 rolls of 4 dice rerolled to the cap (8,080 throws). */
+/** The costliest batch under the throws budget: 20 rolls of 2 dice rerolled to the cap (4,040 throws). */
 const WORST_BATCH = JSON.stringify({
-  rolls: Array.from({ length: 20 }, () => ({ formula: '4d4294967296r<4294967295' })),
+  rolls: Array.from({ length: 20 }, () => ({ formula: '2d4294967296r<4294967295' })),
 });
 /** The costliest single requests: each rerolls every die to the cap. */
 const WORST_REQUESTS: { name: string; method: 'GET' | 'POST'; url: string; payload?: string }[] = [
   {
-    name: 'GET 99d4294967296r<4294967295 (9,999 throws)',
+    name: 'GET 49d4294967296r<4294967295 (4,949 throws)',
     method: 'GET',
-    url: `/v1/roll?formula=${encodeURIComponent('99d4294967296r<4294967295')}`,
+    url: `/v1/roll?formula=${encodeURIComponent('49d4294967296r<4294967295')}`,
   },
   {
     name: 'GET 1000d4294967296r<4294967295 (refused at the budget)',
@@ -47,16 +54,16 @@ const WORST_REQUESTS: { name: string; method: 'GET' | 'POST'; url: string; paylo
     url: `/v1/roll?formula=${encodeURIComponent('1000d4294967296r<4294967295')}`,
   },
   {
-    name: 'POST batch 20 x 4d4294967296r<4294967295 (8,080 throws)',
+    name: 'POST batch 20 x 2d4294967296r<4294967295 (4,040 throws)',
     method: 'POST',
     url: '/v1/roll/batch',
     payload: WORST_BATCH,
   },
   { name: 'GET 1000d2! (about 2,000 throws)', method: 'GET', url: '/v1/roll?formula=1000d2!' },
   {
-    name: 'GET 99d2u (unique rerolls to the cap, about 9,800 throws)',
+    name: 'GET 49d2u (unique rerolls to the cap, about 4,850 throws)',
     method: 'GET',
-    url: `/v1/roll?formula=${encodeURIComponent('99d2u')}`,
+    url: `/v1/roll?formula=${encodeURIComponent('49d2u')}`,
   },
   {
     name: 'GET 1000d2u (refused at the budget)',
@@ -98,10 +105,19 @@ const percentile = (sorted: number[], p: number) =>
 const ms = (value: number) => `${value.toFixed(1)} ms`;
 
 async function worst(): Promise<void> {
-  const app = await buildApp(defaultConfig({ logLevel: 'silent', rateLimitMax: 1_000_000 }));
-  const count = SMOKE ? 3 : 40;
+  // Production settings (answers not re-checked against their schema), and neither limit per
+  // address in the way: this part measures one request.
+  const app = await buildApp(
+    defaultConfig({
+      logLevel: 'silent',
+      rateLimitMax: 1_000_000,
+      throwsPerSecond: 1_000_000_000,
+      checkOutputs: false,
+    }),
+  );
+  const count = SMOKE ? 3 : 200;
   console.log(
-    'worst: per request in process: CPU time (the work that blocks the event loop; other processes cannot stretch it) and wall time',
+    'worst: per request in process, NODE_ENV=production settings: CPU time of the process (the work that blocks the event loop, plus the collector helper threads; other processes cannot stretch it) and wall time',
   );
   for (const candidate of WORST_REQUESTS) {
     const inject = () =>
@@ -157,6 +173,8 @@ function cpuSeconds(pid: number): number {
 interface Shot {
   status: number;
   bytes: number;
+  /** The retry-after of a 429, in seconds. */
+  retryAfter: number;
 }
 
 function shoot(
@@ -185,10 +203,11 @@ function shoot(
       response.on('data', (chunk: Buffer) => {
         bytes += chunk.length;
       });
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, bytes }));
-      response.on('error', () => resolve({ status: 0, bytes }));
+      const retryAfter = Number(response.headers['retry-after'] ?? 0) || 0;
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, bytes, retryAfter }));
+      response.on('error', () => resolve({ status: 0, bytes, retryAfter }));
     });
-    req.on('error', () => resolve({ status: 0, bytes: 0 }));
+    req.on('error', () => resolve({ status: 0, bytes: 0, retryAfter: 0 }));
     req.end(body);
   });
 }
@@ -238,14 +257,16 @@ const summary = (samples: Sample[]) => {
 
 const pause = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
 
-async function attack(): Promise<void> {
+type Attacker = 'polite' | 'flood';
+
+async function attack(attacker: Attacker): Promise<void> {
   const port = await freePort();
   const pinning = corePinning();
   const server: ChildProcess = spawn(
     process.execPath,
     [fileURLToPath(new URL('../dist/server.js', import.meta.url))],
     {
-      env: { PATH: process.env.PATH ?? '', PORT: String(port), LOG_LEVEL: 'warn' },
+      env: { PATH: process.env.PATH ?? '', PORT: String(port), LOG_LEVEL: 'warn', NODE_ENV: 'production' },
       stdio: ['ignore', 'ignore', 'inherit'],
     },
   );
@@ -260,6 +281,7 @@ async function attack(): Promise<void> {
       pinProcess(process.pid, pinning.loadCore);
     }
     const quietSeconds = SMOKE ? 2 : 10;
+    const burstMs = SMOKE ? 1_000 : 5_000;
     const windowMs = SMOKE ? 3_000 : LIMITS.rateLimitWindowMs;
     const connections = 16;
     const samples: Sample[] = [];
@@ -278,44 +300,33 @@ async function attack(): Promise<void> {
     const quietCpu = cpuSeconds(pid) - quietCpuBefore;
     const quietEnd = Date.now();
 
-    // One window: the allowance of the costliest batch as fast as 16 connections go, then the
-    // same requests without pause until the window ends (every answer a 429).
+    // One window of the costliest batch over 16 connections: `polite` waits the retry-after of
+    // each 429 (within the window), `flood` asks again at once.
     const attackStart = Date.now();
     const attackEnds = performance.now() + windowMs;
     const cpuBefore = cpuSeconds(pid);
-    let allowed = 0;
+    let burstCpu = Number.NaN;
+    const burstTimer = setTimeout(() => {
+      burstCpu = cpuSeconds(pid) - cpuBefore;
+    }, burstMs);
+    const answered = new Map<number, number>();
     let bytes = 0;
-    let refusedAnswers = 0;
-    let refusedBytes = 0;
-    let allowanceEnd = 0;
-    let allowanceCpu = 0;
+    let firstRefusal = 0;
     await Promise.all(
       Array.from({ length: connections }, async () => {
-        // Until the window is over, and (on a slow machine) the allowance too, within a minute.
-        while (
-          performance.now() < attackEnds ||
-          (allowanceEnd === 0 && performance.now() < attackEnds + 60_000)
-        ) {
+        while (performance.now() < attackEnds) {
           const shot = await shoot(port, '127.0.0.1', 'POST', '/v1/roll/batch', WORST_BATCH);
-          if (shot.status === 200) {
-            allowed += 1;
-            bytes += shot.bytes;
-          } else {
-            if (allowanceEnd === 0) {
-              allowanceEnd = Date.now();
-              allowanceCpu = cpuSeconds(pid) - cpuBefore;
-            }
-            refusedAnswers += 1;
-            refusedBytes += shot.bytes;
+          answered.set(shot.status, (answered.get(shot.status) ?? 0) + 1);
+          bytes += shot.bytes;
+          if (shot.status !== 200 && firstRefusal === 0) firstRefusal = Date.now();
+          if (attacker === 'polite' && shot.status === 429) {
+            await pause(Math.min(shot.retryAfter * 1000, Math.max(0, attackEnds - performance.now())));
           }
         }
       }),
     );
+    clearTimeout(burstTimer);
     const attackEnd = Date.now();
-    if (allowanceEnd === 0) {
-      allowanceEnd = attackEnd;
-      allowanceCpu = cpuSeconds(pid) - cpuBefore;
-    }
     const windowCpu = cpuSeconds(pid) - cpuBefore;
     const windowSeconds = (attackEnd - attackStart) / 1000;
 
@@ -325,30 +336,34 @@ async function attack(): Promise<void> {
     await checkerDone;
     await checker.terminate();
 
-    const floodSeconds = (attackEnd - allowanceEnd) / 1000;
     // The other clients' own requests cost the server something too: their rate when alone.
     const checkerShare = quietCpu / ((quietEnd - quietStart) / 1000);
     const share = windowCpu / windowSeconds;
+    const statuses = [...answered.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([status, count]) => `${count} × ${status}`)
+      .join(', ');
     console.log(
-      `attack: one address, the costliest batch, ${connections} connections without pause, for one window at the default limits (${LIMITS.rateLimitMax} per ${LIMITS.rateLimitWindowMs / 1000} s); pinning: ${pinning ? `server on core ${pinning.serverCore}, attacker and checker on core ${pinning.loadCore}` : 'none (needs taskset and 2 cores)'}; load average ${loadavg()
+      `attack (${attacker}): one address, the costliest batch, ${connections} connections ${attacker === 'polite' ? "each waiting a 429's retry-after" : 'without pause'}, for one window at the default limits (${LIMITS.rateLimitMax} requests per ${LIMITS.rateLimitWindowMs / 1000} s, a throws budget of ${LIMITS.throwsBurst} refilled at ${LIMITS.throwsPerSecond}/s); pinning: ${pinning ? `server on core ${pinning.serverCore}, attacker and checker on core ${pinning.loadCore}` : 'none (needs taskset and 2 cores)'}; load average ${loadavg()
         .map((value) => value.toFixed(1))
         .join(' ')}`,
     );
     console.log(
-      `  its allowance: ${allowed} answers in ${((allowanceEnd - attackStart) / 1000).toFixed(1)} s, ${(allowanceCpu * 1000).toFixed(0)} ms server CPU, ${(bytes / 1e6).toFixed(2)} MB`,
+      `  answers: ${statuses}; the first refusal after ${((firstRefusal - attackStart) / 1000).toFixed(2)} s`,
     );
     console.log(
-      `  then ${floodSeconds.toFixed(1)} s of 429s: ${refusedAnswers} answers (${(refusedAnswers / floodSeconds).toFixed(1)}/s), ${(((windowCpu - allowanceCpu) / floodSeconds) * 100).toFixed(1)} % of one core`,
+      `  its first ${burstMs / 1000} s: ${(burstCpu * 1000).toFixed(0)} ms server CPU, ${((burstCpu / (burstMs / 1000)) * 100).toFixed(1)} % of one core`,
     );
     console.log(
-      `  the whole window (${windowSeconds.toFixed(1)} s): ${(windowCpu * 1000).toFixed(0)} ms server CPU, ${(share * 100).toFixed(1)} % of one core (${((share - checkerShare) * 100).toFixed(1)} % without the other clients' own ${(checkerShare * 100).toFixed(1)} %), ${((bytes + refusedBytes) / windowSeconds / 1e3).toFixed(1)} kB/s sent`,
+      `  the whole window (${windowSeconds.toFixed(1)} s): ${(windowCpu * 1000).toFixed(0)} ms server CPU, ${(share * 100).toFixed(1)} % of one core (${((share - checkerShare) * 100).toFixed(1)} % without the other clients' own ${(checkerShare * 100).toFixed(1)} %), ${(bytes / 1e6).toFixed(1)} MB sent, ${(bytes / windowSeconds / 1e3).toFixed(1)} kB/s`,
     );
     const between = (from: number, to: number) =>
       samples.filter((sample) => sample.at >= from && sample.at < to);
     console.log(`  other addresses' /v1/health, one every 50 ms:`);
     console.log(`    before the attack: ${summary(between(quietStart, quietEnd))}`);
-    console.log(`    during its allowance: ${summary(between(attackStart, allowanceEnd))}`);
-    console.log(`    during its 429s: ${summary(between(allowanceEnd, attackEnd))}`);
+    console.log(
+      `    its first ${burstMs / 1000} s (the burst): ${summary(between(attackStart, attackStart + burstMs))}`,
+    );
     console.log(`    the whole attack: ${summary(between(attackStart, attackEnd))}`);
     console.log(`    after the attack: ${summary(between(attackEnd, Number.POSITIVE_INFINITY))}`);
   } finally {
@@ -376,4 +391,8 @@ function memory(): void {
 
 if (runs('worst')) await worst();
 if (runs('memory')) memory();
-if (runs('attack')) await attack();
+if (runs('attack')) {
+  for (const attacker of ['polite', 'flood'] as const) {
+    if (args.attacker === undefined || args.attacker === attacker) await attack(attacker);
+  }
+}

@@ -31,6 +31,9 @@ export interface Config {
   shutdownGraceMs: number;
   /** Throws one request may make, rerolls and explosions included (over it: 400 too_many_dice). */
   throwsPerRequest: number;
+  /** The throws budget per address: the bucket's size, and what it regains per second. */
+  throwsBurst: number;
+  throwsPerSecond: number;
   /** A request (headers and body) must arrive within this time, else 408-like close (400 invalid_request). */
   requestTimeoutMs: number;
   /** The request headers must arrive within this time. */
@@ -207,6 +210,8 @@ const EnvSchema = z.object({
   WORKERS: integer('WORKERS', 1, MAX_WORKERS, 1),
   SHUTDOWN_GRACE_MS: integer('SHUTDOWN_GRACE_MS', 1, 600_000, SHUTDOWN_GRACE_MS),
   THROWS_PER_REQUEST: integer('THROWS_PER_REQUEST', 1, 10_000_000, LIMITS.throwsPerRequest),
+  THROWS_BURST: integer('THROWS_BURST', 1, 1_000_000_000, LIMITS.throwsBurst),
+  THROWS_PER_SECOND: integer('THROWS_PER_SECOND', 1, 1_000_000_000, LIMITS.throwsPerSecond),
   REQUEST_TIMEOUT_MS: integer('REQUEST_TIMEOUT_MS', 1, 3_600_000, LIMITS.requestTimeoutMs),
   HEADERS_TIMEOUT_MS: integer('HEADERS_TIMEOUT_MS', 1, 3_600_000, LIMITS.headersTimeoutMs),
   KEEP_ALIVE_TIMEOUT_MS: integer('KEEP_ALIVE_TIMEOUT_MS', 1, 3_600_000, 0),
@@ -262,6 +267,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     workers: e.WORKERS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     throwsPerRequest: e.THROWS_PER_REQUEST,
+    throwsBurst: e.THROWS_BURST,
+    throwsPerSecond: e.THROWS_PER_SECOND,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
     // 0 = unset: the default depends on whether a proxy sits in front.

@@ -80,6 +80,8 @@ export const MESSAGES = {
   unexpected: 'An unexpected error occurred; it has been logged.',
   randomSource: 'The random source failed; please try again.',
   rateLimited: 'Too many requests from this address; wait the number of seconds in the retry-after header.',
+  throwsSpent:
+    'This address has rolled too many dice lately; wait the number of seconds in the retry-after header.',
   notFound: 'No such path. See /openapi.json for the operations.',
   tooManyConnections: 'Too many open connections from your address; close some and retry.',
   unsupportedEncoding:
@@ -209,6 +211,18 @@ export class RandomSourceError extends DiceError {
   constructor(options?: { cause?: unknown }) {
     super('internal_error', MESSAGES.randomSource, options);
     this.name = 'RandomSourceError';
+  }
+}
+
+/**
+ * The address's throws budget is spent (docs/operations.md#what-one-address-can-cost): 429
+ * rate_limited, with the seconds until it holds a throw again, sent as retry-after.
+ */
+export class ThrowsSpentError extends DiceError {
+  declare readonly code: 'rate_limited';
+  constructor(readonly retryAfterSeconds: number) {
+    super('rate_limited', MESSAGES.throwsSpent);
+    this.name = 'ThrowsSpentError';
   }
 }
 

@@ -53,7 +53,14 @@ export const LIMITS = {
    * throws and explosion extras included, over all rolls of a batch. Bounds the work and the size
    * of any one answer (up to about 63 bytes per throw: its entry in `results` and in `throws`); a plain roll of the full dice budget throws 1000.
    */
-  throwsPerRequest: 10_000,
+  throwsPerRequest: 5_000,
+  /**
+   * Default throws budget of one address (docs/operations.md#what-one-address-can-cost): a bucket
+   * of THROWS_BURST throws refilled at THROWS_PER_SECOND, the request limit's average allowance
+   * of the costliest requests (60 × 5,000 per 60 s), spread out instead of all at once.
+   */
+  throwsBurst: 10_000,
+  throwsPerSecond: 5_000,
   /** Custom dice `d{...}`: faces listed, and each face's absolute value. */
   facesMax: 100,
   faceMaxAbs: 1_000_000,

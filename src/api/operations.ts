@@ -16,6 +16,7 @@ import {
 import type { RandomSource } from '../roll/types.js';
 import type { Trust } from '../trust/service.js';
 import { VERSION } from '../version.js';
+import type { ThrowMeter } from './roll.js';
 import {
   BatchRollRequestSchema,
   BatchRollResponseSchema,
@@ -61,6 +62,8 @@ export interface DiceContext {
   stats: StatsService;
   /** Throws one request may make, rerolls and explosions included (THROWS_PER_REQUEST; default LIMITS.throwsPerRequest). */
   throwsPerRequest?: number;
+  /** The client address's throws budget (docs/operations.md#what-one-address-can-cost); absent: none. */
+  throwMeter?: ThrowMeter | undefined;
   /** Receipts and tables (docs/trust.md): the signing key and the store; absent, they answer 503. */
   trust?: Trust | undefined;
   /** The client address (as TRUST_PROXY decides), which table creations count against. */

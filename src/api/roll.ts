@@ -14,6 +14,28 @@ function deprecationLogger(ctx: DiceContext) {
   };
 }
 
+/**
+ * The address's throws budget (docs/operations.md#what-one-address-can-cost), one per request:
+ * `admit` before any work refuses a spent budget (it throws the 429), `charge` afterwards takes
+ * the throws the request made, whether its roll succeeded or not.
+ */
+export interface ThrowMeter {
+  admit(): void;
+  charge(throws: number): void;
+}
+
+/** Runs `work` once the meter admits it, then charges what it threw from `budget`. */
+function metered<T>(ctx: DiceContext, budget: ThrowBudget, work: () => T): T {
+  const meter = ctx.throwMeter;
+  if (meter === undefined) return work();
+  meter.admit();
+  try {
+    return work();
+  } finally {
+    meter.charge(Math.min(budget.limit, budget.limit - budget.left));
+  }
+}
+
 /** One budget per request: a batch's rolls all spend from it. */
 function throwBudgetOf(ctx: DiceContext): ThrowBudget {
   const limit = ctx.throwsPerRequest ?? LIMITS.throwsPerRequest;
@@ -21,11 +43,10 @@ function throwBudgetOf(ctx: DiceContext): ThrowBudget {
 }
 
 export function rollOne(request: RollRequest, ctx: DiceContext): RollResponse {
-  const prepared = prepareRoll(request, { dicePerRoll: ctx.dicePerRoll });
-  return rollPrepared(prepared, {
-    random: ctx.random,
-    onDeprecation: deprecationLogger(ctx),
-    throwBudget: throwBudgetOf(ctx),
+  const throwBudget = throwBudgetOf(ctx);
+  return metered(ctx, throwBudget, () => {
+    const prepared = prepareRoll(request, { dicePerRoll: ctx.dicePerRoll });
+    return rollPrepared(prepared, { random: ctx.random, onDeprecation: deprecationLogger(ctx), throwBudget });
   });
 }
 
@@ -37,6 +58,15 @@ function withinBatch(error: unknown, index: number): unknown {
 }
 
 export function rollBatch(requests: readonly RollRequest[], ctx: DiceContext): { rolls: RollResponse[] } {
+  const throwBudget = throwBudgetOf(ctx);
+  return metered(ctx, throwBudget, () => rollBatchWithin(requests, ctx, throwBudget));
+}
+
+function rollBatchWithin(
+  requests: readonly RollRequest[],
+  ctx: DiceContext,
+  throwBudget: ThrowBudget,
+): { rolls: RollResponse[] } {
   const onDeprecation = deprecationLogger(ctx);
   const prepared: PreparedRoll[] = [];
   let requested = 0;
@@ -50,7 +80,6 @@ export function rollBatch(requests: readonly RollRequest[], ctx: DiceContext): {
     }
   }
   if (requested > ctx.dicePerBatch) throw new TooManyDiceError(ctx.dicePerBatch, requested);
-  const throwBudget = throwBudgetOf(ctx);
   return {
     rolls: prepared.map((roll) => rollPrepared(roll, { random: ctx.random, onDeprecation, throwBudget })),
   };

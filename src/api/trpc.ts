@@ -21,7 +21,7 @@ import type { DiceContext } from './operations.js';
 export interface ApiErrorData {
   code: ApiErrorCode;
   message: string;
-  /** On a 429 only (answered by the HTTP edge, src/http/trpc-errors.ts): seconds to wait. */
+  /** On a 429 only (the rate limit's, src/http/trpc-errors.ts, or a spent throws budget's): seconds to wait. */
   retryAfter?: number;
 }
 
@@ -74,6 +74,9 @@ const t = initTRPC
     errorFormatter({ shape, error, input }) {
       const known = fromTrpcError(error, { value: input }) ?? unexpectedError();
       const api: ApiErrorData = { code: known.code, message: known.message };
+      // A spent throws budget (docs/operations.md#what-one-address-can-cost) says when to retry.
+      const retryAfter = (known as { retryAfterSeconds?: unknown }).retryAfterSeconds;
+      if (known.status === 429 && typeof retryAfter === 'number') api.retryAfter = retryAfter;
       return {
         code: shape.code,
         message: known.message,

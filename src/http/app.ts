@@ -8,6 +8,7 @@ import { type FastifyTRPCPluginOptions, fastifyTRPCPlugin } from '@trpc/server/a
 import Fastify, {
   type FastifyHttpOptions,
   type FastifyInstance,
+  type FastifyReply,
   type FastifyRequest,
   LogController,
 } from 'fastify';
@@ -33,6 +34,7 @@ import { type BuiltPage, loadPage, registerPage } from './page.js';
 import { registerRateLimit } from './rate-limit.js';
 import { registerRestRoutes } from './routes.js';
 import { registerTableEvents } from './table-events.js';
+import { ThrowBuckets } from './throw-budget.js';
 import { fairTurns } from './turns.js';
 
 /** Test-only ways in; nothing here is reachable over HTTP. */
@@ -59,7 +61,8 @@ const loadBuiltPage = (): BuiltPage | undefined => {
 };
 
 /** The response headers a page on another origin may read: the rate limit's (docs/api.md#headers). */
-export const EXPOSED_HEADERS = 'retry-after, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset';
+export const EXPOSED_HEADERS =
+  'retry-after, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset, x-ratelimit-throws-limit, x-ratelimit-throws-remaining, x-ratelimit-throws-reset';
 
 const INDEX_LINKS = {
   openapi: '/openapi.json',
@@ -170,13 +173,24 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
   // Its worker threads start on the first /v1/stats request and stop with the app.
   const stats = seams.stats ?? new StatsService({ dicePerRoll: config.dicePerRoll });
   app.addHook('onClose', () => stats.close());
-  const contextOf = (request: FastifyRequest): DiceContext => ({
+  // Every roll of an address draws on its throws budget (docs/operations.md#what-one-address-can-cost).
+  const throwBuckets = new ThrowBuckets({
+    burst: config.throwsBurst,
+    perSecond: config.throwsPerSecond,
+    addresses: LIMITS.rateLimitAddresses,
+  });
+  const contextOf = (request: FastifyRequest, reply?: FastifyReply): DiceContext => ({
     log: request.log,
     random,
     dicePerRoll: config.dicePerRoll,
     dicePerBatch: config.dicePerBatch,
     stats,
     throwsPerRequest: config.throwsPerRequest,
+    throwMeter: throwBuckets.meter(
+      // The request limit's key: an IPv4 address as it is, an IPv6 one by its prefix.
+      request.ip.includes(':') ? addressKey(request.ip, config.ipv6PrefixLength) : request.ip,
+      reply,
+    ),
     trust,
     address: request.ip,
   });
@@ -228,7 +242,7 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
         // budgets of dice) for one counted request, getting round the rate limit and the
         // batch dice budget. `batch` is the procedure for several rolls at once.
         allowBatching: false,
-        createContext: ({ req }) => contextOf(req),
+        createContext: ({ req, res }) => contextOf(req, res),
         onError({ error, req }) {
           if (needsLogging(fromTrpcError(error))) req.log.error({ err: error }, 'tRPC call failed');
         },

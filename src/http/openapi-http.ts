@@ -33,6 +33,21 @@ export const RATE_LIMIT_HEADERS = {
   'x-ratelimit-reset': integerHeader('Seconds until the current window restarts.'),
 } as const;
 
+/**
+ * The headers of the throws budget per address (docs/operations.md#what-one-address-can-cost), on
+ * the answers of the rolling operations once their roll was let in or refused by it.
+ */
+export const THROWS_HEADERS = {
+  'x-ratelimit-throws-limit': integerHeader(
+    'Throws the caller’s address may make at once (its throws budget).',
+  ),
+  'x-ratelimit-throws-remaining': integerHeader('Throws left in that budget after this request.'),
+  'x-ratelimit-throws-reset': integerHeader('Seconds until that budget is full again.'),
+} as const;
+
+/** The paths of the rolling operations, whose answers carry THROWS_HEADERS. */
+const ROLLING_PATHS = new Set(['/v1/roll', '/v1/roll/batch']);
+
 export const RETRY_AFTER_HEADER = integerHeader('Seconds to wait before the next request is counted again.');
 
 /** Component names, so a response refers to a header instead of repeating it. */
@@ -40,6 +55,9 @@ const HEADER_COMPONENTS: Readonly<Record<string, string>> = {
   'x-ratelimit-limit': 'RateLimitLimit',
   'x-ratelimit-remaining': 'RateLimitRemaining',
   'x-ratelimit-reset': 'RateLimitReset',
+  'x-ratelimit-throws-limit': 'RateLimitThrowsLimit',
+  'x-ratelimit-throws-remaining': 'RateLimitThrowsRemaining',
+  'x-ratelimit-throws-reset': 'RateLimitThrowsReset',
   'retry-after': 'RetryAfter',
 };
 
@@ -73,10 +91,9 @@ export function declareHttpBehaviour<T>(document: T, declarations: HttpDeclarati
   components.headers = {
     ...components.headers,
     ...Object.fromEntries(
-      Object.entries({ ...RATE_LIMIT_HEADERS, 'retry-after': RETRY_AFTER_HEADER }).map(([name, header]) => [
-        HEADER_COMPONENTS[name],
-        header,
-      ]),
+      Object.entries({ ...RATE_LIMIT_HEADERS, ...THROWS_HEADERS, 'retry-after': RETRY_AFTER_HEADER }).map(
+        ([name, header]) => [HEADER_COMPONENTS[name], header],
+      ),
     ),
   };
   components.schemas = {
@@ -122,10 +139,15 @@ export function declareHttpBehaviour<T>(document: T, declarations: HttpDeclarati
     },
   };
 
-  for (const item of Object.values(doc.paths ?? {})) {
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    const throws = ROLLING_PATHS.has(path) ? Object.keys(THROWS_HEADERS) : [];
     for (const operation of Object.values(item)) {
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
-        const names = [...Object.keys(RATE_LIMIT_HEADERS), ...(status === '429' ? ['retry-after'] : [])];
+        const names = [
+          ...Object.keys(RATE_LIMIT_HEADERS),
+          ...(status === '200' || status === '400' || status === '429' ? throws : []),
+          ...(status === '429' ? ['retry-after'] : []),
+        ];
         response.headers = {
           ...response.headers,
           ...Object.fromEntries(names.map((name) => [name, headerRef(name)])),

@@ -13,7 +13,8 @@ import { RequestError } from '../errors.js';
 import { replyWithError } from './errors.js';
 
 interface RouteOptions {
-  contextOf(request: FastifyRequest): DiceContext;
+  /** With the reply, so an operation may add headers (the throws budget's) to the answer. */
+  contextOf(request: FastifyRequest, reply?: FastifyReply): DiceContext;
   bodyLimitBytes: number;
   /**
    * Check every answer against the operation's output schema (default: true). Off, the answer
@@ -81,7 +82,7 @@ function routeOf(app: FastifyInstance, entry: Operation, options: RouteOptions):
       const fail = (error: unknown) => replyWithError(request, reply, error, bodyLimitBytes, raw);
       try {
         const parsed = input === undefined ? undefined : parseInput(input, raw);
-        const ctx = contextOf(request);
+        const ctx = contextOf(request, reply);
         // Named before any work: a client holding this answer gets 304 and no body. Only a
         // success carries the validator and public caching, never a refusal.
         let validator: Record<string, string> | undefined;

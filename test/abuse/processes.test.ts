@@ -161,6 +161,8 @@ describe('shutdown under load', () => {
       RATE_LIMIT_MAX: '1000',
       // 100 connections from one test address; the default cap (32) would refuse most of them.
       CONNECTIONS_PER_ADDRESS: '1000',
+      // The throws budget per address would refuse all but the first few batches before any work.
+      THROWS_PER_SECOND: '1000000000',
       LOG_LEVEL: 'info',
     });
     server = running;
@@ -170,9 +172,9 @@ describe('shutdown under load', () => {
     );
     // Two requests that never finish keep the shutdown waiting until the grace is over.
     const stalled = [holdRoll(port), holdRoll(port)];
-    // 100 batches in flight (headers and half the body sent): 20 rolls of 4 dice rerolled to the
-    // cap, 8,080 throws each, just under the throws budget. Their bodies complete during the grace.
-    const rolls = Array.from({ length: 20 }, () => ({ formula: '4d4294967296r<4294967295' }));
+    // 100 batches in flight (headers and half the body sent): 20 rolls of 2 dice rerolled to the
+    // cap, 4,040 throws each, under the throws budget. Their bodies complete during the grace.
+    const rolls = Array.from({ length: 20 }, () => ({ formula: '2d4294967296r<4294967295' }));
     const payload = JSON.stringify({ rolls });
     const half = payload.length >> 1;
     const batches = Array.from({ length: 100 }, () => {

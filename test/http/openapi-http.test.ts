@@ -24,6 +24,9 @@ interface Doc {
 }
 
 const RATE_LIMIT = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'];
+/** The throws budget's headers: on the rolling operations' 200, 400 and 429 only. */
+const THROWS = ['x-ratelimit-throws-limit', 'x-ratelimit-throws-remaining', 'x-ratelimit-throws-reset'];
+const ROLLING = new Set(['/v1/roll', '/v1/roll/batch']);
 
 describe('what the OpenAPI document says about HTTP', () => {
   let app: FastifyInstance;
@@ -47,7 +50,11 @@ describe('what the OpenAPI document says about HTTP', () => {
       for (const [method, operation] of Object.entries(item)) {
         for (const [status, response] of Object.entries(operation.responses)) {
           const names = Object.keys(response.headers ?? {}).sort();
-          const expected = [...RATE_LIMIT, ...(status === '429' ? ['retry-after'] : [])].sort();
+          const expected = [
+            ...RATE_LIMIT,
+            ...(ROLLING.has(path) && ['200', '400', '429'].includes(status) ? THROWS : []),
+            ...(status === '429' ? ['retry-after'] : []),
+          ].sort();
           expect(names, `${method} ${path} ${status}`).toEqual(expected);
           for (const header of Object.values(response.headers ?? {})) {
             expect(deref(header.$ref)?.schema.type).toBe('integer');
@@ -71,6 +78,14 @@ describe('what the OpenAPI document says about HTTP', () => {
     expectError(limited, 429, 'rate_limited');
     expect(declared('/v1/health', '429')).toContain('retry-after');
     for (const name of declared('/v1/health', '429')) expect(limited.headers[name], name).toMatch(/^\d+$/);
+  });
+
+  it('declares the throws budget headers a roll carries', async () => {
+    const rolled = await app.inject({ url: '/v1/roll?formula=1d6', remoteAddress: '127.0.0.9' });
+    expect(rolled.statusCode).toBe(200);
+    const declared = Object.keys(doc.paths['/v1/roll']?.get?.responses['200']?.headers ?? {});
+    for (const name of THROWS) expect(declared).toContain(name);
+    for (const name of declared) expect(rolled.headers[name], name).toMatch(/^\d+$/);
   });
 
   it('has one ApiError schema that every documented error example fits, and the 404 as it is answered', async () => {

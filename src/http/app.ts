@@ -33,6 +33,7 @@ import { buildOpenApiDocument } from './openapi.js';
 import { type BuiltPage, loadPage, registerPage } from './page.js';
 import { registerRateLimit } from './rate-limit.js';
 import { registerRestRoutes } from './routes.js';
+import { StatsBudget } from './stats-budget.js';
 import { registerTableEvents } from './table-events.js';
 import { ThrowBuckets } from './throw-budget.js';
 import { fairTurns } from './turns.js';
@@ -179,21 +180,28 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
     perSecond: config.throwsPerSecond,
     addresses: LIMITS.rateLimitAddresses,
   });
-  const contextOf = (request: FastifyRequest, reply?: FastifyReply): DiceContext => ({
-    log: request.log,
-    random,
-    dicePerRoll: config.dicePerRoll,
-    dicePerBatch: config.dicePerBatch,
-    stats,
-    throwsPerRequest: config.throwsPerRequest,
-    throwMeter: throwBuckets.meter(
-      // The request limit's key: an IPv4 address as it is, an IPv6 one by its prefix.
-      request.ip.includes(':') ? addressKey(request.ip, config.ipv6PrefixLength) : request.ip,
-      reply,
-    ),
-    trust,
-    address: request.ip,
+  // Every uncached distribution of an address draws on its share of the stats workers' time.
+  const statsBudget = new StatsBudget({
+    burstMs: config.statsBurstMs,
+    msPerSecond: config.statsMsPerSecond,
+    addresses: LIMITS.rateLimitAddresses,
   });
+  const contextOf = (request: FastifyRequest, reply?: FastifyReply): DiceContext => {
+    // The request limit's key: an IPv4 address as it is, an IPv6 one by its prefix.
+    const key = request.ip.includes(':') ? addressKey(request.ip, config.ipv6PrefixLength) : request.ip;
+    return {
+      log: request.log,
+      random,
+      dicePerRoll: config.dicePerRoll,
+      dicePerBatch: config.dicePerBatch,
+      stats,
+      throwsPerRequest: config.throwsPerRequest,
+      throwMeter: throwBuckets.meter(key, reply),
+      statsMeter: statsBudget.meter(key, reply),
+      trust,
+      address: request.ip,
+    };
+  };
 
   // A stream, not an operation: a hand-written route beside the table's.
   registerTableEvents(app, {

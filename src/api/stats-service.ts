@@ -19,10 +19,12 @@ import { type ApiErrorCode, DiceError, StatsBusyError, TooComplexError } from '.
 import { LIMITS } from '../limits.js';
 import {
   checkDistribution,
+  type DistributionEstimate,
   type StatsOptions,
   type StatsRequest,
   type StatsResponse,
 } from '../stats/distribution.js';
+import { formatCost } from '../stats/term.js';
 import { VERSION } from '../version.js';
 import type { StatsOutcome, StatsTask } from './stats-worker.js';
 
@@ -148,12 +150,12 @@ export class StatsService {
       meter?.served();
       return typeof known === 'string' ? Promise.resolve(known) : known;
     }
-    checkDistribution(request, this.options);
-    if (meter === undefined) return this.share(key, this.compute(request, undefined));
+    const estimate = checkDistribution(request, this.options);
+    if (meter === undefined) return this.share(key, this.compute(request, estimate, undefined));
     return meter.admit().then(() => {
       // Another address may have asked the same meanwhile.
       const known = this.cache.get(key) ?? this.running.get(key);
-      if (known === undefined) return this.share(key, this.compute(request, meter));
+      if (known === undefined) return this.share(key, this.compute(request, estimate, meter));
       meter.settle(0);
       return known;
     });
@@ -178,7 +180,11 @@ export class StatsService {
    * the worker says it started, then the time limit; either one aborts the task (piscina drops a
    * queued task, or stops the thread running it).
    */
-  private compute(request: StatsRequest, meter: StatsMeter | undefined): Promise<string> {
+  private compute(
+    request: StatsRequest,
+    estimate: DistributionEstimate,
+    meter: StatsMeter | undefined,
+  ): Promise<string> {
     // piscina does not bound the queue of tasks that carry an abort signal: the bound is kept here.
     if (this.pool.queueSize >= this.queueMax) {
       meter?.settle(0);
@@ -217,7 +223,7 @@ export class StatsService {
           if ((error as { name?: unknown } | null)?.name === 'AbortError') {
             if (startedAt === undefined) throw new StatsBusyError('waitedTooLong');
             throw new TooComplexError(
-              `This formula's exact distribution took longer than the limit of ${this.timeoutMs / 1000} s of computation.`,
+              `This formula's exact distribution took longer than the limit of ${this.timeoutMs / 1000} s of computation (estimated at about ${formatCost(estimate.cost)} units of work; the limit is ${formatCost(estimate.budget)}).`,
             );
           }
           throw error;

@@ -105,7 +105,9 @@ export class StatsService {
   private get pool(): Piscina<StatsTask, StatsOutcome> {
     this.poolInstance ??= new Piscina<StatsTask, StatsOutcome>({
       filename: workerFile(),
-      minThreads: 0,
+      // Kept at full strength once started: with fewer, piscina does not replace a thread it
+      // stopped at the time limit while other computations wait, and they would wait in vain.
+      minThreads: this.threads,
       maxThreads: this.threads,
       idleTimeout: 30_000,
       maxQueue: this.queueMax,

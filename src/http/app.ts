@@ -61,9 +61,9 @@ const loadBuiltPage = (): BuiltPage | undefined => {
   return builtPage.page;
 };
 
-/** The response headers a page on another origin may read: the rate limit's (docs/api.md#headers). */
+/** The response headers a page on another origin may read: the limits' and the validator (docs/api.md#headers). */
 export const EXPOSED_HEADERS =
-  'retry-after, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset, x-ratelimit-throws-limit, x-ratelimit-throws-remaining, x-ratelimit-throws-reset';
+  'retry-after, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset, x-ratelimit-throws-limit, x-ratelimit-throws-remaining, x-ratelimit-throws-reset, x-ratelimit-stats-limit, x-ratelimit-stats-remaining, x-ratelimit-stats-reset, etag';
 
 const INDEX_LINKS = {
   openapi: '/openapi.json',

@@ -5,14 +5,15 @@
 //   memory  the in-memory limiter holding LIMITS.rateLimitAddresses addresses
 //   attack  `NODE_ENV=production node dist/server.js` with the default limits; for one whole
 //           rate-limit window one address (127.0.0.1) sends the costliest batch over 16
-//           connections, twice: `polite`, each connection waiting the retry-after of a 429 (the
-//           most the limits let through: the address at its limit), then, against a fresh
-//           server, `flood`, without pause (its 429s, then its held connections). The server's
+//           connections, twice: `paced`, all 16 at once and then one batch a second (the request
+//           limit's average rate, waiting the retry-after of a 429: about the most the limits let
+//           through), then, against a fresh server, `flood`, without pause (its 429s, then its
+//           held connections). The server's
 //           CPU over that window as a share of one core, and the /v1/health latency other
 //           addresses see every 50 ms, before, during its first seconds, over the whole attack
 //           and after. With `taskset` and 2 cores the server runs on core 0, this process on 1.
 // `--smoke` runs every part briefly (for the test that keeps this script working); `--part`
-// runs one part; `--attacker polite|flood` one attacker.
+// runs one part; `--attacker paced|flood` one attacker.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
@@ -257,7 +258,7 @@ const summary = (samples: Sample[]) => {
 
 const pause = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
 
-type Attacker = 'polite' | 'flood';
+type Attacker = 'paced' | 'flood';
 
 async function attack(attacker: Attacker): Promise<void> {
   const port = await freePort();
@@ -300,8 +301,8 @@ async function attack(attacker: Attacker): Promise<void> {
     const quietCpu = cpuSeconds(pid) - quietCpuBefore;
     const quietEnd = Date.now();
 
-    // One window of the costliest batch over 16 connections: `polite` waits the retry-after of
-    // each 429 (within the window), `flood` asks again at once.
+    // One window of the costliest batch: 16 at once; then `paced` sends one a second (waiting
+    // the retry-after of a 429), `flood` keeps its 16 connections busy without pause.
     const attackStart = Date.now();
     const attackEnds = performance.now() + windowMs;
     const cpuBefore = cpuSeconds(pid);
@@ -312,19 +313,33 @@ async function attack(attacker: Attacker): Promise<void> {
     const answered = new Map<number, number>();
     let bytes = 0;
     let firstRefusal = 0;
-    await Promise.all(
-      Array.from({ length: connections }, async () => {
-        while (performance.now() < attackEnds) {
-          const shot = await shoot(port, '127.0.0.1', 'POST', '/v1/roll/batch', WORST_BATCH);
-          answered.set(shot.status, (answered.get(shot.status) ?? 0) + 1);
-          bytes += shot.bytes;
-          if (shot.status !== 200 && firstRefusal === 0) firstRefusal = Date.now();
-          if (attacker === 'polite' && shot.status === 429) {
-            await pause(Math.min(shot.retryAfter * 1000, Math.max(0, attackEnds - performance.now())));
-          }
-        }
-      }),
-    );
+    const fire = async (): Promise<Shot> => {
+      const shot = await shoot(port, '127.0.0.1', 'POST', '/v1/roll/batch', WORST_BATCH);
+      answered.set(shot.status, (answered.get(shot.status) ?? 0) + 1);
+      bytes += shot.bytes;
+      if (shot.status !== 200 && firstRefusal === 0) firstRefusal = Date.now();
+      return shot;
+    };
+    if (attacker === 'paced') {
+      await Promise.all(Array.from({ length: connections }, fire));
+      const everyMs = LIMITS.rateLimitWindowMs / LIMITS.rateLimitMax;
+      let next = performance.now() + everyMs;
+      while (next < attackEnds) {
+        await pause(next - performance.now());
+        const shot = await fire();
+        next = Math.max(
+          next + everyMs,
+          performance.now() + (shot.status === 429 ? shot.retryAfter * 1000 : 0),
+        );
+      }
+      await pause(Math.max(0, attackEnds - performance.now()));
+    } else {
+      await Promise.all(
+        Array.from({ length: connections }, async () => {
+          while (performance.now() < attackEnds) await fire();
+        }),
+      );
+    }
     clearTimeout(burstTimer);
     const attackEnd = Date.now();
     const windowCpu = cpuSeconds(pid) - cpuBefore;
@@ -344,7 +359,7 @@ async function attack(attacker: Attacker): Promise<void> {
       .map(([status, count]) => `${count} × ${status}`)
       .join(', ');
     console.log(
-      `attack (${attacker}): one address, the costliest batch, ${connections} connections ${attacker === 'polite' ? "each waiting a 429's retry-after" : 'without pause'}, for one window at the default limits (${LIMITS.rateLimitMax} requests per ${LIMITS.rateLimitWindowMs / 1000} s, a throws budget of ${LIMITS.throwsBurst} refilled at ${LIMITS.throwsPerSecond}/s); pinning: ${pinning ? `server on core ${pinning.serverCore}, attacker and checker on core ${pinning.loadCore}` : 'none (needs taskset and 2 cores)'}; load average ${loadavg()
+      `attack (${attacker}): one address, the costliest batch, ${connections} connections ${attacker === 'paced' ? 'at once, then one a second (waiting the retry-after of a 429)' : 'without pause'}, for one window at the default limits (${LIMITS.rateLimitMax} requests per ${LIMITS.rateLimitWindowMs / 1000} s, a throws budget of ${LIMITS.throwsBurst} refilled at ${LIMITS.throwsPerSecond}/s); pinning: ${pinning ? `server on core ${pinning.serverCore}, attacker and checker on core ${pinning.loadCore}` : 'none (needs taskset and 2 cores)'}; load average ${loadavg()
         .map((value) => value.toFixed(1))
         .join(' ')}`,
     );
@@ -392,7 +407,7 @@ function memory(): void {
 if (runs('worst')) await worst();
 if (runs('memory')) memory();
 if (runs('attack')) {
-  for (const attacker of ['polite', 'flood'] as const) {
+  for (const attacker of ['paced', 'flood'] as const) {
     if (args.attacker === undefined || args.attacker === attacker) await attack(attacker);
   }
 }

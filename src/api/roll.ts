@@ -22,6 +22,11 @@ function deprecationLogger(ctx: DiceContext) {
 export interface ThrowMeter {
   admit(): void;
   charge(throws: number): void;
+  /**
+   * With a budget shared by several processes (Redis): resolves once the shared budget lets the
+   * request in, or rejects with the 429. Undefined: nothing to wait for (`admit` decides alone).
+   */
+  sharedAdmit(): Promise<void> | undefined;
 }
 
 /** Runs `work` once the meter admits it, then charges what it threw from `budget`. */

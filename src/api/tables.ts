@@ -82,6 +82,16 @@ export function rollOneMaybeSigned(
   request: RollRequest & RollSwitches,
   ctx: DiceContext,
 ): RollResponse | Promise<RollResponse> {
+  // A throws budget shared through Redis answers first (docs/operations.md#what-one-address-can-cost).
+  const shared = ctx.throwMeter?.sharedAdmit();
+  if (shared !== undefined) return shared.then(() => rollOneAdmitted(request, ctx));
+  return rollOneAdmitted(request, ctx);
+}
+
+function rollOneAdmitted(
+  request: RollRequest & RollSwitches,
+  ctx: DiceContext,
+): RollResponse | Promise<RollResponse> {
   const roll = rollOne(request, ctx);
   if (!wantsReceipt(request)) return roll;
   return signed(request, roll, trustOf(ctx));
@@ -92,6 +102,7 @@ export async function rollBatchMaybeSigned(
   requests: ReadonlyArray<RollRequest & RollSwitches>,
   ctx: DiceContext,
 ): Promise<{ rolls: RollResponse[] }> {
+  await ctx.throwMeter?.sharedAdmit();
   const { rolls } = rollBatch(requests, ctx);
   if (!requests.some(wantsReceipt)) return { rolls };
   const answered: RollResponse[] = [];

@@ -179,6 +179,8 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
     burst: config.throwsBurst,
     perSecond: config.throwsPerSecond,
     addresses: LIMITS.rateLimitAddresses,
+    // With REDIS_URL, shared by every instance through the request limit's connection.
+    shared,
   });
   // Every uncached distribution of an address draws on its share of the stats workers' time.
   const statsBudget = new StatsBudget({

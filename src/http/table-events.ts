@@ -121,11 +121,15 @@ export function registerTableEvents(app: FastifyInstance, options: TableEventsOp
 
     reply.hijack();
     open.add(end);
+    // What the hooks already set for every answer (CORS, nosniff, the rate limit's headers): a
+    // hijacked reply sends only what is written on the raw response.
+    for (const [name, value] of Object.entries(reply.getHeaders())) {
+      if (value !== undefined) raw.setHeader(name, value);
+    }
     raw.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache, no-transform',
       connection: 'keep-alive',
-      'access-control-allow-origin': '*',
       // nginx buffers responses by default, which would hold events back.
       'x-accel-buffering': 'no',
     });

@@ -9,10 +9,46 @@
 //
 // One number per address: the time at which its bucket is full again (a generic cell rate
 // algorithm). In memory, the most recently charged LIMITS.rateLimitAddresses addresses are
-// remembered; a forgotten address starts full again, as in the request limit's memory.
+// remembered; a forgotten address starts full again, as in the request limit's memory. With
+// REDIS_URL the same number is also kept in Redis, through the request limit's connection
+// (src/http/rate-limit-store.ts), under `fairdice-throws-<address>`, by one Lua script that reads
+// and charges it atomically on Redis's clock: every instance draws on one budget per address.
+// A roll waits for Redis's answer before it starts and sends its charge without waiting; the
+// bucket in memory is checked too, so the requests of one process never overspend together
+// while their answers from Redis are on their way. Redis failing, the memory alone counts, as
+// for the request limit.
 import type { FastifyReply } from 'fastify';
 import type { ThrowMeter } from '../api/roll.js';
 import { ThrowsSpentError } from '../errors.js';
+import type { SharedRateLimit } from './rate-limit-store.js';
+
+/** The prefix of the throws budget's keys in Redis. */
+export const THROWS_KEY_PREFIX = 'fairdice-throws-';
+
+/**
+ * KEYS[1]: the address's key. ARGV: the bucket's size, what it regains per second, and the throws
+ * to charge (0: only read). Returns the bucket's level after the charge, as text (a fraction).
+ * The key holds when the bucket is full again, in ms of Redis's clock, and expires then.
+ */
+const THROWS_SCRIPT = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local burst = tonumber(ARGV[1])
+local perSecond = tonumber(ARGV[2])
+local throws = tonumber(ARGV[3])
+local fullAt = tonumber(redis.call('GET', KEYS[1]) or '0')
+if fullAt < now then fullAt = now end
+if throws > 0 then
+  fullAt = math.ceil(fullAt + throws * 1000 / perSecond)
+  redis.call('SET', KEYS[1], fullAt, 'PX', fullAt - now + 1)
+end
+return tostring(burst - (fullAt - now) * perSecond / 1000)
+`;
+
+/** The Redis client with the script defined on it (ioredis `defineCommand`). */
+interface ThrowsCommand {
+  fairdiceThrows(key: string, burst: number, perSecond: number, throws: number): Promise<string>;
+}
 
 export interface ThrowBudgetOptions {
   /** Throws an address may make at once: the bucket's size. */
@@ -23,6 +59,8 @@ export interface ThrowBudgetOptions {
   addresses: number;
   /** Milliseconds since the epoch; a test's clock. */
   clock?: () => number;
+  /** Share the budget through this Redis link (REDIS_URL) as well. */
+  shared?: SharedRateLimit | undefined;
 }
 
 /** What one address has left, as the `x-ratelimit-throws-*` headers say it. */
@@ -38,6 +76,7 @@ export class ThrowBuckets {
   readonly perSecond: number;
   private readonly addresses: number;
   private readonly clock: () => number;
+  private readonly shared: SharedRateLimit | undefined;
   /** Per address: when its bucket is full again (ms since the epoch). Absent or past: full. */
   private readonly fullAt = new Map<string, number>();
 
@@ -46,6 +85,25 @@ export class ThrowBuckets {
     this.perSecond = options.perSecond;
     this.addresses = options.addresses;
     this.clock = options.clock ?? Date.now;
+    this.shared = options.shared;
+    this.shared?.redis.defineCommand('fairdiceThrows', { numberOfKeys: 1, lua: THROWS_SCRIPT });
+  }
+
+  /**
+   * The level of `key`'s bucket in Redis after charging `throws`, or undefined when Redis is not
+   * in use or fails (the process then counts in memory alone, as the request limit does).
+   */
+  private sharedLevel(key: string, throws: number): Promise<number | undefined> | undefined {
+    const link = this.shared;
+    if (link === undefined || !link.usable) return undefined;
+    const redis = link.redis as unknown as ThrowsCommand;
+    return redis.fairdiceThrows(`${THROWS_KEY_PREFIX}${key}`, this.burst, this.perSecond, throws).then(
+      (level) => Number(level),
+      (error: unknown) => {
+        link.useLocal(error instanceof Error ? error.message : 'Redis call failed');
+        return undefined;
+      },
+    );
   }
 
   /** Throws in `key`'s bucket now: at most `burst`, below zero while it pays back a costly roll. */
@@ -107,27 +165,52 @@ export class ThrowBuckets {
    * reply, every roll answer, a refusal included, carries the `x-ratelimit-throws-*` headers.
    */
   meter(key: string, reply?: FastifyReply): ThrowMeter {
-    const headers = (budget: ThrowBuckets) => {
+    /** The level Redis gave when the request was let in (shared budget only). */
+    let sharedLevel: number | undefined;
+    const headers = (budget: ThrowBuckets, charged: number) => {
       if (reply === undefined) return;
-      const { remaining, resetSeconds } = budget.left(key);
+      const local = budget.level(key);
+      const level = sharedLevel === undefined ? local : Math.min(local, sharedLevel - charged);
       reply
         .header('x-ratelimit-throws-limit', budget.burst)
-        .header('x-ratelimit-throws-remaining', remaining)
-        .header('x-ratelimit-throws-reset', resetSeconds);
+        .header('x-ratelimit-throws-remaining', Math.max(0, Math.floor(level)))
+        .header(
+          'x-ratelimit-throws-reset',
+          Math.max(0, Math.ceil((budget.burst - level) / budget.perSecond)),
+        );
+    };
+    const refuse = (error: unknown): never => {
+      headers(this, 0);
+      if (error instanceof ThrowsSpentError) reply?.header('retry-after', error.retryAfterSeconds);
+      throw error;
     };
     return {
       admit: () => {
         try {
           this.admit(key);
         } catch (error) {
-          headers(this);
-          if (error instanceof ThrowsSpentError) reply?.header('retry-after', error.retryAfterSeconds);
-          throw error;
+          refuse(error);
         }
+      },
+      sharedAdmit: () => {
+        if (this.shared?.usable !== true) return undefined;
+        // The bucket in memory refuses first, without asking Redis.
+        try {
+          this.admit(key);
+        } catch (error) {
+          return Promise.reject(error).catch(refuse);
+        }
+        return this.sharedLevel(key, 0)?.then((level) => {
+          sharedLevel = level;
+          if (level !== undefined && level <= 0) {
+            refuse(new ThrowsSpentError(Math.max(1, Math.ceil((1 - level) / this.perSecond))));
+          }
+        });
       },
       charge: (throws) => {
         this.charge(key, throws);
-        headers(this);
+        headers(this, throws);
+        if (throws > 0) this.sharedLevel(key, throws);
       },
     };
   }

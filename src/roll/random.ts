@@ -2,6 +2,7 @@
 // pooled buffer of 32-bit words so a die costs a few nanoseconds instead of a system call.
 
 import { randomFillSync } from 'node:crypto';
+import { RandomSourceError } from '../errors.js';
 import type { RandomSource } from './types.js';
 
 /** Words fetched per refill: 64 KiB of randomness, so refills are rare and cheap per word. */
@@ -51,6 +52,18 @@ export class WordSampler implements RandomSource {
     this.next = poolWords;
   }
 
+  /**
+   * Refills the pool from the source of randomness; its failure is the one error a roll maps to
+   * "the random source failed" (anything else thrown while rolling is a fault of fairdice).
+   */
+  private refillPool(): void {
+    try {
+      this.refill(this.pool);
+    } catch (cause) {
+      throw new RandomSourceError({ cause });
+    }
+  }
+
   /** A uniform integer in [1, sides]; sides is an integer from 1 to 2^wordBits. */
   die(sides: number): number {
     // Small on purpose, so V8 reliably inlines it into a caller's loop: the common case (a die
@@ -77,7 +90,7 @@ export class WordSampler implements RandomSource {
       const scale = this.scale;
       for (;;) {
         if (this.next === pool.length) {
-          this.refill(pool);
+          this.refillPool();
           this.next = 0;
         }
         const product = pool[this.next++]! * sides;
@@ -87,7 +100,7 @@ export class WordSampler implements RandomSource {
     }
     for (;;) {
       if (this.next === pool.length) {
-        this.refill(pool);
+        this.refillPool();
         this.next = 0;
       }
       const word = pool[this.next++]!;
@@ -115,7 +128,7 @@ export class WordSampler implements RandomSource {
     while (d < count) {
       if (next === size) {
         this.next = next;
-        this.refill(pool);
+        this.refillPool();
         next = 0;
       }
       const product = pool[next++]! * sides;

@@ -207,7 +207,12 @@ function checkedSource(random: RandomSource): RandomSource {
   if (random instanceof WordSampler) return random;
   return {
     die(sides: number): number {
-      const face = random.die(sides);
+      let face: number;
+      try {
+        face = random.die(sides);
+      } catch (cause) {
+        throw new RandomSourceError({ cause });
+      }
       if (!(face >= 1 && face <= sides) || Math.floor(face) !== face) {
         throw new RandomSourceError({
           cause: new RangeError('the random source gave a face outside 1..sides'),
@@ -250,22 +255,16 @@ interface Thrown {
 
 /** Throws a group's dice into the scratch arrays at dice `base..base+count`. */
 function throwGroup(plan: GroupPlan, random: RandomSource, base: number): Thrown {
-  // Only the random source can throw while dice are thrown (the rest is array writes), so one
-  // handler around the loop maps its failures without a try block per die.
-  try {
-    if (
-      plan.rerollLimit === 0 &&
-      plan.unique === undefined &&
-      plan.explode === ExplodeRule.None &&
-      !plan.clamped &&
-      plan.faces === undefined
-    ) {
-      return { results: throwPlainDice(plan, random, base), throws: undefined };
-    }
-    return throwDice(plan, random, base);
-  } catch (cause) {
-    throw asRandomSourceError(cause);
+  if (
+    plan.rerollLimit === 0 &&
+    plan.unique === undefined &&
+    plan.explode === ExplodeRule.None &&
+    !plan.clamped &&
+    plan.faces === undefined
+  ) {
+    return { results: throwPlainDice(plan, random, base), throws: undefined };
   }
+  return throwDice(plan, random, base);
 }
 
 /** A group's DieGroup once its dice are thrown and `dieKept` marks the `keptDice` dice that count. */
@@ -393,15 +392,6 @@ function dieGroup(
   return group;
 }
 
-/**
- * Any failure of the random source, as the one error type the service maps to a 500; a spent
- * throws budget, raised inside the same loops, passes through as itself.
- */
-const asRandomSourceError = (cause: unknown): RandomSourceError | TooManyThrowsError =>
-  cause instanceof RandomSourceError || cause instanceof TooManyThrowsError
-    ? cause
-    : new RandomSourceError({ cause });
-
 /** `count` single throws, allocated once; the pooled sampler writes them in bulk. */
 function throwFaces(sides: number, count: number, random: RandomSource): number[] {
   spend(count);
@@ -516,12 +506,7 @@ function throwDice(plan: GroupPlan, random: RandomSource, base: number): Thrown 
 /** The most common group (`3d6`, `999d6`): one throw per die, every die kept. */
 function rollPlainGroup(plan: GroupPlan, random: RandomSource): DieGroup {
   const { sides, count } = plan;
-  let results: number[];
-  try {
-    results = throwFaces(sides, count, random);
-  } catch (cause) {
-    throw asRandomSourceError(cause);
-  }
+  const results = throwFaces(sides, count, random);
   let sum = 0;
   for (let d = 0; d < count; d++) sum += results[d]!;
   const kept = results.slice();

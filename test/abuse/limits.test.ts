@@ -199,6 +199,29 @@ describe('connection caps', () => {
     expect(await again.closed).toMatch(/^HTTP\/1\.1 200 /);
   });
 
+  it('drops connections over the global cap unanswered, whoever sends them, and takes them again once one closes', async () => {
+    const cap = 3;
+    const port = await listen({ maxConnections: cap, connectionsPerAddress: 32 });
+    const server = app!.server;
+    const count = () => new Promise<number>((resolve) => server.getConnections((_e, n) => resolve(n)));
+    // Three clients from three addresses, each far under its own cap, fill the process's cap.
+    const held = [];
+    for (const address of ['127.0.0.1', '127.0.0.2', '127.0.0.3']) held.push(await connect(port, address));
+    await until(async () => (await count()) === cap, 'the held connections to be open');
+    // A fourth address is dropped before any byte is read: no answer, and nothing counted.
+    const dropped = await connect(port, '127.0.0.4');
+    dropped.socket.write('GET /v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect(await dropped.closed).toBe('');
+    expect(await count()).toBe(cap);
+    // Once a held connection closes, the next client is served.
+    held[1]!.socket.destroy();
+    await held[1]!.closed;
+    await until(async () => (await count()) === cap - 1, 'the closed connection to be gone');
+    const served = await connect(port, '127.0.0.4');
+    served.socket.write('GET /v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect(await served.closed).toMatch(/^HTTP\/1\.1 200 /);
+  });
+
   it('refuses an address asking at twice its limit when it connects, until its window ends', async () => {
     const cap = 3;
     const port = await listen({ rateLimitMax: 2, connectionsPerAddress: cap });

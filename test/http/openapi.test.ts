@@ -434,6 +434,13 @@ describe('GET /v1/tables/{id}/events (Server-Sent Events) in the document', () =
     const stream = await openEvents(base, `/v1/tables/${table}/events`, { 'last-event-id': '0' });
     try {
       expect(stream.headers['content-type']).toMatch(/^text\/event-stream/);
+      // The stream is answered by hand, yet carries what every answer carries.
+      expect(stream.headers).toMatchObject({
+        'x-content-type-options': 'nosniff',
+        'access-control-allow-origin': '*',
+        'x-ratelimit-limit': '1000',
+        'x-ratelimit-remaining': expect.stringMatching(/^\d+$/),
+      });
       await app.inject({ method: 'POST', url: '/v1/roll', payload: { formula: '1d6', table } });
       const [event] = await stream.waitFor(1);
       expect([event!.id, event!.event]).toEqual(['1', 'roll']);

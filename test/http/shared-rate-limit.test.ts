@@ -3,9 +3,11 @@
 
 import { performance } from 'node:perf_hooks';
 import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
 import { afterAll, afterEach, expect, it } from 'vitest';
-import { defaultConfig } from '../../src/config.js';
+import { type Config, defaultConfig } from '../../src/config.js';
 import { buildApp } from '../../src/http/app.js';
+import { THROWS_KEY_PREFIX } from '../../src/http/throw-budget.js';
 import { LIMITS } from '../../src/limits.js';
 import { type LogLine, listen, logCollector } from '../support/app.js';
 import { type Answer, get } from '../support/http.js';
@@ -38,10 +40,14 @@ describeWithRedis('two app instances sharing one Redis', (executable) => {
     return server;
   };
 
-  const instance = async (redisUrl: string, rateLimitMax: number): Promise<Instance> => {
+  const instance = async (
+    redisUrl: string,
+    rateLimitMax: number,
+    overrides: Partial<Config> = {},
+  ): Promise<Instance> => {
     const log = logCollector();
     const logs = log.lines;
-    const app = await buildApp(defaultConfig({ redisUrl, rateLimitMax, logLevel: 'info' }), {
+    const app = await buildApp(defaultConfig({ redisUrl, rateLimitMax, logLevel: 'info', ...overrides }), {
       logStream: log,
     });
     const port = Number(new URL(await listen(app)).port);
@@ -90,6 +96,39 @@ describeWithRedis('two app instances sharing one Redis', (executable) => {
       expect(limited.status).toBe(429);
       expect(envelopeCode(limited)).toBe('rate_limited');
       expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    }
+  });
+
+  it('gives both instances one throws budget per address: what one spent, the other refuses', async () => {
+    const redis = await redisServer();
+    // A bucket that does not refill during the test (1 throw a second).
+    const a = await instance(redis.url, 1000, { throwsPerSecond: 1 });
+    const b = await instance(redis.url, 1000, { throwsPerSecond: 1 });
+    await until(() => a.said(CONNECTED) === 1 && b.said(CONNECTED) === 1, 'both instances on Redis');
+    // Every die rerolled to the cap (a throw of 4294967295 or more stops it: 2 in 2^32).
+    const costly = `/v1/roll?formula=${encodeURIComponent('49d4294967296r<4294967295')}`;
+    const throwsLeft = (answer: Answer) => Number(answer.headers['x-ratelimit-throws-remaining']);
+    const first = await get(a.port, costly);
+    expect(first.status, first.body).toBe(200);
+    expect(throwsLeft(first)).toBe(LIMITS.throwsBurst - 4_949);
+    // b has thrown nothing itself, yet its answer counts a's throws: 102 left.
+    const second = await get(b.port, costly);
+    expect(second.status, second.body).toBe(200);
+    expect(throwsLeft(second)).toBe(LIMITS.throwsBurst - 2 * 4_949);
+    expect((await get(a.port, costly)).status).toBe(200);
+    // The shared bucket is now 4,847 below empty: b refuses even a 1d20, though its own memory
+    // holds 5,051 throws.
+    const refused = await get(b.port);
+    expect(refused.status).toBe(429);
+    expect(envelopeCode(refused)).toBe('rate_limited');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(4_000);
+    // One key per address in Redis, which expires once its bucket is full again.
+    const client = new Redis(redis.url);
+    try {
+      const ttl = await client.pttl(`${THROWS_KEY_PREFIX}127.0.0.1`);
+      expect(ttl).toBeGreaterThan(4_000_000);
+    } finally {
+      client.disconnect();
     }
   });
 

@@ -19,7 +19,7 @@ describe('npm run bench:abuse -- --smoke', () => {
     expect(stdout).toMatch(/memory: the in-memory limiter holding 1000 IPv4 addresses: /);
     // Both attackers ran: some of the costliest batches answered, then the throws budget (or the
     // request limit) refused the rest, and the server's CPU was measured.
-    for (const attacker of ['polite', 'flood']) {
+    for (const attacker of ['paced', 'flood']) {
       expect(stdout).toMatch(new RegExp(`attack \\(${attacker}\\): one address`));
     }
     expect(

@@ -188,7 +188,15 @@ export class StatsService {
     meter: StatsMeter | undefined,
   ): Promise<string> {
     // piscina does not bound the queue of tasks that carry an abort signal: the bound is kept here.
-    if (this.pool.queueSize >= this.queueMax) {
+    let queueSize: number;
+    try {
+      queueSize = this.pool.queueSize;
+    } catch (error) {
+      // No pool (its worker file missing): the address's turn is given back all the same.
+      meter?.settle(0);
+      return Promise.reject(error);
+    }
+    if (queueSize >= this.queueMax) {
       meter?.settle(0);
       return Promise.reject(new StatsBusyError('queueFull'));
     }

@@ -80,6 +80,7 @@ async function startServer(): Promise<{ child: ChildProcess; base: string }> {
       PORT: String(port),
       HOST: '127.0.0.1',
       RATE_LIMIT_MAX: '1000000000',
+      THROWS_PER_SECOND: '1000000000',
       LOG_LEVEL: 'warn',
     },
   });

@@ -44,6 +44,7 @@ async function inProcess(): Promise<void> {
     defaultConfig({
       dataDir: mkdtempSync(join(tmpdir(), 'fairdice-bench-trust-')),
       rateLimitMax: 1_000_000_000,
+      throwsPerSecond: 1_000_000_000,
       logLevel: 'silent',
     }),
   );
@@ -157,6 +158,7 @@ async function fanOut(): Promise<void> {
       LOG_LEVEL: 'info',
       DATA_DIR: mkdtempSync(join(tmpdir(), 'fairdice-bench-fanout-')),
       RATE_LIMIT_MAX: '1000000000',
+      THROWS_PER_SECOND: '1000000000',
       SSE_CONNECTIONS_PER_ADDRESS: String(SUBSCRIBERS + 10),
       CONNECTIONS_PER_ADDRESS: String(SUBSCRIBERS + 100),
     },

@@ -83,13 +83,14 @@ const QUICK: BenchConfig = {
 
 const CONFIGS = { full: FULL, quick: QUICK, smoke: SMOKE } as const;
 
-// Production settings: the rate limiter runs on every request (it is part of each request's
-// cost) with a budget of a billion per minute, far above what one run can send, so it never
-// answers 429; CORS is always on in buildApp; the log is pino at info level as `npm start` writes
+// Production settings: the rate limiter and the throws budget run on every request (they are
+// part of each request's cost) with budgets of a billion per minute and per second, far above
+// what one run can send, so they never answer 429; CORS is always on in buildApp; the log is pino at info level as `npm start` writes
 // it (per-request lines are off in production too), sent to /dev/null.
 const FAIRDICE_ENV: NodeJS.ProcessEnv = {
   RATE_LIMIT_MAX: String(1_000_000_000),
   RATE_LIMIT_WINDOW_MS: '60000',
+  THROWS_PER_SECOND: String(1_000_000_000),
   LOG_LEVEL: 'info',
   NODE_ENV: 'production',
 };

@@ -12,7 +12,7 @@ SCENARIOS=(server-initialize ping tools-list resources-list dns-rebinding-protec
 
 [ -f dist/server.js ] || npm run --silent build
 port=$(node -e "const s=require('node:net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")
-PORT=$port HOST=127.0.0.1 RATE_LIMIT_MAX=100000 LOG_LEVEL=warn node dist/server.js &
+PORT=$port HOST=127.0.0.1 RATE_LIMIT_MAX=100000 THROWS_PER_SECOND=1000000000 LOG_LEVEL=warn node dist/server.js &
 server=$!
 trap 'kill "$server" 2>/dev/null || true' EXIT
 

@@ -26,8 +26,9 @@ async function buildBareFastify(): Promise<FastifyInstance> {
 /**
  * The bare route answering what fairdice answers to GET /v1/roll?formula=1d20: one real roll's
  * JSON (rolled once, at start), the headers every fairdice answer carries (CORS, nosniff, the rate
- * limit's three with fairdice's default limit), on a server with fairdice's default timeouts
- * (the socket timeout costs a timer per request). No hook, no plugin, no validation, no roll.
+ * limit's three and the throws budget's three, with fairdice's default limits), on a server with
+ * fairdice's default timeouts (the socket timeout costs a timer per request). No hook, no plugin,
+ * no validation, no roll.
  */
 async function buildBareFastifySameAnswer(): Promise<FastifyInstance> {
   const config = loadConfig({});
@@ -40,6 +41,10 @@ async function buildBareFastifySameAnswer(): Promise<FastifyInstance> {
     'x-ratelimit-limit': String(config.rateLimitMax),
     'x-ratelimit-remaining': String(config.rateLimitMax - 1),
     'x-ratelimit-reset': String(Math.ceil(config.rateLimitWindowMs / 1000)),
+    // The throws budget's, after a 1d20 (docs/operations.md#what-one-address-can-cost).
+    'x-ratelimit-throws-limit': String(config.throwsBurst),
+    'x-ratelimit-throws-remaining': String(config.throwsBurst - 1),
+    'x-ratelimit-throws-reset': '1',
   };
   app.get('/v1/roll', async (_request, reply) => {
     reply.headers(headers);

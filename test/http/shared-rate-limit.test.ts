@@ -108,25 +108,28 @@ describeWithRedis('two app instances sharing one Redis', (executable) => {
     // Every die rerolled to the cap (a throw of 4294967295 or more stops it: 2 in 2^32).
     const costly = `/v1/roll?formula=${encodeURIComponent('49d4294967296r<4294967295')}`;
     const throwsLeft = (answer: Answer) => Number(answer.headers['x-ratelimit-throws-remaining']);
-    const first = await get(a.port, costly);
-    expect(first.status, first.body).toBe(200);
-    expect(throwsLeft(first)).toBe(LIMITS.throwsBurst - 4_949);
-    // b has thrown nothing itself, yet its answer counts a's throws: 102 left.
-    const second = await get(b.port, costly);
-    expect(second.status, second.body).toBe(200);
-    expect(throwsLeft(second)).toBe(LIMITS.throwsBurst - 2 * 4_949);
-    expect((await get(a.port, costly)).status).toBe(200);
-    // The shared bucket is now 4,847 below empty: b refuses even a 1d20, though its own memory
-    // holds 5,051 throws.
-    const refused = await get(b.port);
-    expect(refused.status).toBe(429);
-    expect(envelopeCode(refused)).toBe('rate_limited');
-    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(4_000);
-    // One key per address in Redis, which expires once its bucket is full again.
+    // A roll sends its charge to Redis without waiting for it: the next request waits until
+    // Redis holds it (the key lives until the bucket is full again: 1 s per throw owed here).
     const client = new Redis(redis.url);
+    const owedSeconds = async () => (await client.pttl(`${THROWS_KEY_PREFIX}127.0.0.1`)) / 1000;
     try {
-      const ttl = await client.pttl(`${THROWS_KEY_PREFIX}127.0.0.1`);
-      expect(ttl).toBeGreaterThan(4_000_000);
+      const first = await get(a.port, costly);
+      expect(first.status, first.body).toBe(200);
+      expect(throwsLeft(first)).toBe(LIMITS.throwsBurst - 4_949);
+      await until(async () => (await owedSeconds()) > 4_900, 'the first charge in Redis');
+      // b has thrown nothing itself, yet its answer counts a's throws: 102 left.
+      const second = await get(b.port, costly);
+      expect(second.status, second.body).toBe(200);
+      expect(throwsLeft(second)).toBe(LIMITS.throwsBurst - 2 * 4_949);
+      await until(async () => (await owedSeconds()) > 9_800, 'the second charge in Redis');
+      expect((await get(a.port, costly)).status).toBe(200);
+      await until(async () => (await owedSeconds()) > 14_800, 'the third charge in Redis');
+      // The shared bucket is now 4,847 below empty: b refuses even a 1d20, though its own memory
+      // holds 5,051 throws.
+      const refused = await get(b.port);
+      expect(refused.status).toBe(429);
+      expect(envelopeCode(refused)).toBe('rate_limited');
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(4_000);
     } finally {
       client.disconnect();
     }

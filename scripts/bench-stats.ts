@@ -3,7 +3,7 @@
 // The target: exact at most 1/10 of the sampling time. Times are CPU milliseconds of this
 // process, median of the rounds; docs/performance.md records a run.
 //
-//   npm run bench:stats [-- --rounds 3] [--rolls 100000] [--json]
+//   npm run bench:stats [-- --rounds 3] [--rolls 100000] [--json] [--formula 5d10!kh3 ...]
 
 import { parseArgs } from 'node:util';
 import { prepareRoll } from '../src/roll/prepare.js';
@@ -75,9 +75,19 @@ export function statsRow(
   return { formula, exactMs, samplingMs, ratio, meetsTarget: ratio <= STATS_TARGET_RATIO };
 }
 
-export function runStatsBench(options: { rounds: number; rolls: number; sliceMs: number }): StatsBenchRow[] {
-  const sampled = [...STATS_TARGET_FORMULAS, ...STATS_EXPRESSION_FORMULAS];
-  const formulas = [...sampled, ...STATS_ABSOLUTE_FORMULAS];
+export function runStatsBench(options: {
+  rounds: number;
+  rolls: number;
+  sliceMs: number;
+  /** Only these formulas of the lists (every one when absent or empty). */
+  only?: readonly string[] | undefined;
+}): StatsBenchRow[] {
+  const chosen = (list: readonly string[]) =>
+    options.only === undefined || options.only.length === 0
+      ? list
+      : list.filter((f) => options.only!.includes(f));
+  const sampled = chosen([...STATS_TARGET_FORMULAS, ...STATS_EXPRESSION_FORMULAS]);
+  const formulas = [...sampled, ...chosen(STATS_ABSOLUTE_FORMULAS)];
   const exact = new Map<string, number[]>(formulas.map((f) => [f, []]));
   const sampling = new Map<string, number[]>(sampled.map((f) => [f, []]));
   for (const formula of formulas) distribution({ formula }); // warm-up, unrecorded
@@ -110,10 +120,21 @@ function main(): void {
       rolls: { type: 'string', default: '100000' },
       slice: { type: 'string', default: '200' },
       json: { type: 'boolean', default: false },
+      formula: { type: 'string', multiple: true },
     },
   });
   const rolls = Number(values.rolls);
-  const rows = runStatsBench({ rounds: Number(values.rounds), rolls, sliceMs: Number(values.slice) });
+  const only = values.formula;
+  const known: readonly string[] = [
+    ...STATS_TARGET_FORMULAS,
+    ...STATS_EXPRESSION_FORMULAS,
+    ...STATS_ABSOLUTE_FORMULAS,
+  ];
+  for (const f of only ?? []) {
+    if (!known.includes(f))
+      throw new Error(`--formula ${f}: not one of the bench's formulas (${known.join(', ')})`);
+  }
+  const rows = runStatsBench({ rounds: Number(values.rounds), rolls, sliceMs: Number(values.slice), only });
   process.stdout.write(`${values.json ? JSON.stringify({ rolls, rows }) : formatStatsBench(rows, rolls)}\n`);
 }
 

@@ -19,6 +19,7 @@ import { constantValue, evaluateTerms } from './evaluate.js';
 import type { Expectation } from './generated/parser.js';
 import { SyntaxError as GeneratedSyntaxError, parse as generatedParse } from './generated/parser.js';
 import { Rational } from './rational.js';
+import { scanFormula } from './scan.js';
 
 export interface ParseFormulaOptions {
   /** The trailing words the formula may end with (default: none). */
@@ -158,6 +159,10 @@ export function usesArithmetic(node: FormulaNode): boolean {
 }
 
 function runParser(text: string, startRule: 'Formula' | 'Fragment', item: string): FormulaNode {
+  // The plain first-edition forms take a fast path that returns the parser's own tree; anything
+  // it does not know, errors included, goes to the parser (src/formula/scan.ts).
+  const scanned = scanFormula(text, startRule);
+  if (scanned !== undefined) return scanned;
   try {
     return generatedParse(text, { startRule });
   } catch (error) {

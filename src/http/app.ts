@@ -32,6 +32,7 @@ import { MCP_PATH, registerMcpRoute } from './mcp.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { type BuiltPage, loadPage, registerPage } from './page.js';
 import { registerRateLimit } from './rate-limit.js';
+import { requestLoggerFactory } from './request-log.js';
 import { registerRestRoutes } from './routes.js';
 import { StatsBudget } from './stats-budget.js';
 import { registerTableEvents } from './table-events.js';
@@ -98,6 +99,8 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
       : { level: config.logLevel },
     // Per-request log lines cost more than a roll; errors and deprecations are still logged.
     logController: new LogController({ disableRequestLogging: true }),
+    // request.log makes its pino child (with the request id) only when a request logs.
+    childLoggerFactory: requestLoggerFactory,
     bodyLimit,
     ...timeoutOptions(config),
     // While draining on shutdown, a request arriving on a kept-alive connection is served (with
@@ -128,23 +131,39 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
   // Only JSON bodies: text/plain would otherwise be parsed and reach the schemas as a string.
   app.removeContentTypeParser('text/plain');
 
-  app.addHook('onRequest', (request, reply, done) => {
+  const { count, shared } = await registerRateLimit(app, config, guard);
+  // Bodies are read as they arrive: a compressed one would only ever fail as bad JSON.
+  const unsupportedEncoding = new RequestError(MESSAGES.unsupportedEncoding);
+  const refuseEncoding = (request: FastifyRequest, reply: FastifyReply) =>
+    replyWithError(request, reply, unsupportedEncoding, bodyLimit);
+  // One root onRequest hook for what every request meets first, in this order: the CORS and
+  // nosniff headers (a preflight is answered here, uncounted), the rate limit's count (its
+  // 429), then the refusal of a compressed body. One hook instead of three: fastify's hook
+  // chain costs something per hook and per request (docs/performance.md#the-http-request-path).
+  app.addHook('onRequest', function admit(request, reply, done) {
     reply
       .header('access-control-allow-origin', '*')
       .header('access-control-expose-headers', EXPOSED_HEADERS)
       .header('x-content-type-options', 'nosniff');
-    if (request.method !== 'OPTIONS') return done();
-    reply
-      .code(204)
-      .header('access-control-allow-methods', 'GET, POST, OPTIONS')
-      .header(
-        'access-control-allow-headers',
-        request.headers['access-control-request-headers'] ?? 'content-type',
-      )
-      .header('access-control-max-age', '86400')
-      .send();
+    if (request.method === 'OPTIONS') {
+      reply
+        .code(204)
+        .header('access-control-allow-methods', 'GET, POST, OPTIONS')
+        .header(
+          'access-control-allow-headers',
+          request.headers['access-control-request-headers'] ?? 'content-type',
+        )
+        .header('access-control-max-age', '86400')
+        .send();
+      return;
+    }
+    const encoding = request.headers['content-encoding'];
+    if (encoding === undefined || encoding.trim().toLowerCase() === 'identity') {
+      count(request, reply, done);
+      return;
+    }
+    count(request, reply, (error) => (error === undefined ? refuseEncoding(request, reply) : done(error)));
   });
-  const shared = await registerRateLimit(app, config, guard);
   // During a shutdown, past its grace, the process exits before starting another request's work;
   // otherwise it starts when its address's turn comes (src/http/turns.ts).
   const takeTurn = fairTurns();
@@ -155,13 +174,6 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
       exitIfPastGrace();
       done();
     });
-  });
-  // Bodies are read as they arrive: a compressed one would only ever fail as bad JSON.
-  const unsupportedEncoding = new RequestError(MESSAGES.unsupportedEncoding);
-  app.addHook('onRequest', (request, reply, done) => {
-    const encoding = request.headers['content-encoding'];
-    if (encoding === undefined || encoding.trim().toLowerCase() === 'identity') return done();
-    replyWithError(request, reply, unsupportedEncoding, bodyLimit);
   });
 
   app.setErrorHandler((error, request, reply) => replyWithError(request, reply, error, bodyLimit));

@@ -10,7 +10,7 @@ import rateLimit, {
   type FastifyRateLimitStoreCtor,
 } from '@fastify/rate-limit';
 import LocalStore from '@fastify/rate-limit/store/LocalStore.js';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { LIMITS } from '../limits.js';
 import { addressKey, type ConnectionGuard } from './connections.js';
@@ -27,15 +27,29 @@ declare module 'fastify' {
   }
 }
 
-/**
- * Registers the limiter as a root onRequest hook, so it reaches every route, the 404 handler
- * and encapsulated scopes alike. Hooks added before this one (the CORS preflight) run first.
- */
+/** Counts one request against its address's limit: `done()` to go on, `done(error)` for the 429. */
+export type CountRequest = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  done: (error?: Error) => void,
+) => void;
+
+export interface RateLimit {
+  /**
+   * The root count, for the app's one onRequest hook (src/http/app.ts), so it reaches every
+   * route, the 404 handler and encapsulated scopes alike.
+   */
+  count: CountRequest;
+  /** The Redis link when REDIS_URL is set. */
+  shared: SharedRateLimit | undefined;
+}
+
+/** Registers the rate-limit plugin (its store, per-route limits and 429) and returns the root count. */
 export async function registerRateLimit(
   app: FastifyInstance,
   config: Config,
   guard?: ConnectionGuard,
-): Promise<SharedRateLimit | undefined> {
+): Promise<RateLimit> {
   let Store: FastifyRateLimitStoreCtor = InMemoryStore;
   let shared: SharedRateLimit | undefined;
   if (config.redisUrl !== undefined) {
@@ -91,17 +105,17 @@ export async function registerRateLimit(
   });
   const store = root;
   if (store === undefined) throw new Error('@fastify/rate-limit did not build its store');
-  // The limiter runs as a root hook, so a route's own `config.rateLimit` (false, or limits of its
+  // The limiter runs in the root hook, so a route's own `config.rateLimit` (false, or limits of its
   // own as the /docs assets have, counted by the plugin's per-route hook) is honoured here by
   // hand: the root hook leaves such a route alone, and a `rateLimitInHandler` route too (its
   // handler charges it through handlerRateLimit).
   // It does what the plugin's own onRequest handler does (same key, store, headers, 429 and
-  // skip-on-error), as a callback hook: the in-memory count answers synchronously, so a request
+  // skip-on-error), with a callback: the in-memory count answers synchronously, so a request
   // costs no promise and no extra turn of the event loop (docs/performance.md).
   const max = config.rateLimitMax;
   const timeWindow = config.rateLimitWindowMs;
   const prefix = config.ipv6PrefixLength;
-  app.addHook('onRequest', function rootRateLimit(request, reply, done) {
+  const count: CountRequest = function rootRateLimit(request, reply, done) {
     const { config: routeConfig } = request.routeOptions;
     if (routeConfig.rateLimit !== undefined || routeConfig.rateLimitInHandler === true) return done();
     const ip = request.ip;
@@ -132,8 +146,8 @@ export async function registerRateLimit(
       timeWindow,
       max,
     );
-  });
-  return shared;
+  };
+  return { count, shared };
 }
 
 /** The plugin's in-memory store, bounded to the most recently seen LIMITS.rateLimitAddresses addresses. */

@@ -58,6 +58,10 @@ function matchesEtag(header: string | undefined, etag: string): boolean {
   });
 }
 
+/** The reply, with the cache validator's headers when the operation has one. */
+const withValidator = (reply: FastifyReply, validator: Record<string, string> | undefined): FastifyReply =>
+  validator === undefined ? reply : reply.headers(validator);
+
 function routeOf(app: FastifyInstance, entry: Operation, options: RouteOptions): void {
   const { contextOf, bodyLimitBytes } = options;
   const checkOutputs = options.checkOutputs ?? true;
@@ -93,15 +97,15 @@ function routeOf(app: FastifyInstance, entry: Operation, options: RouteOptions):
             return (reply as FastifyReply).code(304).headers(validator).send();
           }
         }
-        const succeed = (r: FastifyReply): FastifyReply =>
-          validator === undefined ? r : r.headers(validator);
         if (runJson !== undefined) {
           const json =
             parsed instanceof Promise
               ? parsed.then((value) => runJson(value, ctx))
               : runJson(parsed as never, ctx);
           return json
-            .then((text) => succeed(reply).type('application/json; charset=utf-8').send(text))
+            .then((text) =>
+              withValidator(reply, validator).type('application/json; charset=utf-8').send(text),
+            )
             .catch(fail);
         }
         // Synchronous all the way when the schema and the operation are (every roll is).
@@ -109,8 +113,10 @@ function routeOf(app: FastifyInstance, entry: Operation, options: RouteOptions):
           parsed instanceof Promise
             ? parsed.then((value) => entry.run(value, ctx))
             : entry.run(parsed as never, ctx);
-        if (answer instanceof Promise) return answer.then((value) => send(succeed(reply), value)).catch(fail);
-        return send(succeed(reply), answer);
+        if (answer instanceof Promise) {
+          return answer.then((value) => send(withValidator(reply, validator), value)).catch(fail);
+        }
+        return send(withValidator(reply, validator), answer);
       } catch (error) {
         return fail(error);
       }

@@ -155,6 +155,8 @@ export interface PrepareOptions {
   parseCache?: ParseCache | undefined;
 }
 
+const NO_BONUSES: NonNullable<RollRequest['bonuses']> = Object.freeze([]);
+
 const ADVANTAGE_DEPRECATION =
   'The form 1d20adv (adv or dis on a single die) is deprecated: it still throws two dice; write 2d20adv.';
 
@@ -170,7 +172,7 @@ export function prepareRoll(request: RollRequest, options?: PrepareOptions): Pre
   }
   const tags = request.tags;
   if (tags !== undefined) checkTags(tags);
-  const bonuses = request.bonuses ?? [];
+  const bonuses = request.bonuses ?? NO_BONUSES;
   if (bonuses.length > LIMITS.bonusesPerRoll) {
     throw new RequestError(`A roll takes at most ${LIMITS.bonusesPerRoll} bonuses.`);
   }
@@ -263,11 +265,13 @@ export function prepareRoll(request: RollRequest, options?: PrepareOptions): Pre
   const groups: GroupPlan[] = [];
   const deprecations: Deprecation[] = [];
   const groupOf = arithmetic ? new Map<DiceNode, number>() : undefined;
-  const pools = new Map<GroupNode, { first: number; size: number; keep: KeepRule; keepAmount: number }>();
+  // Made on the first pool group's term: most rolls have none.
+  let pools: Map<GroupNode, { first: number; size: number; keep: KeepRule; keepAmount: number }> | undefined;
   let diceCount = 0;
   for (const { term, pool: poolGroup, item } of terms) {
     let pool: PoolPlan | undefined;
     if (poolGroup !== undefined) {
+      pools ??= new Map();
       let found = pools.get(poolGroup);
       if (found === undefined) {
         found = { first: groups.length, size: 0, ...groupKeep(poolGroup) };
@@ -484,7 +488,7 @@ function planGroup(
     if ('compare' in modifier && modifier.compare?.operator === '<>') notEqual = true;
   }
   const recordThrows = rerollLimit > 0 || unique !== undefined || explode !== ExplodeRule.None;
-  return {
+  const plan: Mutable<GroupPlan> = {
     sides: term.sides,
     faces: term.faces,
     count,
@@ -525,9 +529,14 @@ function planGroup(
       lowRange === undefined,
     label: term.label?.text,
     pool,
-    ...(unique === undefined ? {} : { unique }),
-    ...(match === undefined ? {} : { match }),
-    ...(compoundPenetrate ? { compoundPenetrate: true as const } : {}),
-    ...(notEqual ? { notEqual: true as const } : {}),
   };
+  // The optional fields only when they apply, set after the literal: a spread of `{}` per field
+  // would cost a runtime copy on every plan.
+  if (unique !== undefined) plan.unique = unique;
+  if (match !== undefined) plan.match = match;
+  if (compoundPenetrate) plan.compoundPenetrate = true;
+  if (notEqual) plan.notEqual = true;
+  return plan;
 }
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };

@@ -117,15 +117,27 @@ export function rollPrepared(prepared: PreparedRoll, options?: RollOptions): Rol
   } finally {
     budget = undefined;
   }
-  const response: RollResponse = {
-    formula: prepared.formula,
-    dice,
-    modifier: prepared.modifier,
-    modifiers: prepared.modifiers.slice(),
-    total,
-    advantageState: prepared.advantageState,
-  };
-  if (prepared.tag !== undefined) response.tag = prepared.tag;
+  // With a tag, one literal that holds it: adding the key afterwards costs a property store that
+  // grows the object, every roll.
+  const response: RollResponse =
+    prepared.tag === undefined
+      ? {
+          formula: prepared.formula,
+          dice,
+          modifier: prepared.modifier,
+          modifiers: prepared.modifiers.slice(),
+          total,
+          advantageState: prepared.advantageState,
+        }
+      : {
+          formula: prepared.formula,
+          dice,
+          modifier: prepared.modifier,
+          modifiers: prepared.modifiers.slice(),
+          total,
+          advantageState: prepared.advantageState,
+          tag: prepared.tag,
+        };
   if (prepared.arithmetic !== undefined) {
     const expression = evaluateRoll(prepared.arithmetic, dice);
     response.total = expression.value.floor().toNumber() || 0;

@@ -131,7 +131,8 @@ export function reduce(d: DieCounts): DieCounts {
  * j * (sides - penalty) + r, and a die that does not explode shows r itself, so a die's value is
  * step * J + R with J (extras, weight sides^(depth-j)) and R (uniform on 1..sides-1)
  * independent. The sum is then a small power of R times a spread power of J: far smaller
- * numbers than the power of the whole die. Returns counts over `n + i` and the denominator.
+ * numbers than the power of the whole die; J's power is a power of small counts of ways times
+ * one power of `sides` per value. Returns counts over `n + i` and the denominator.
  */
 export function explodingSum(
   sides: number,
@@ -142,9 +143,15 @@ export function explodingSum(
   const s = BigInt(sides);
   const step = sides - (penetrate ? 1 : 0);
   const faces = power(new Array<bigint>(sides - 1).fill(1n), n);
-  const chain: bigint[] = [];
-  for (let j = 0; j <= depth; j++) chain.push(s ** BigInt(depth - j));
-  const extras = power(chain, n);
+  // J's distribution to the n: chain lengths adding to i over n dice, each way weighing
+  // s^(n depth - i); the ways are counted with small numbers, the weight applied once.
+  const ways = power(new Array<bigint>(depth + 1).fill(1n), n);
+  const extras: bigint[] = new Array(ways.length);
+  let weight = 1n;
+  for (let i = ways.length - 1; i >= 0; i--) {
+    extras[i] = ways[i]! * weight;
+    weight *= s;
+  }
   const length = faces.length - 1 + (extras.length - 1) * step + 1;
   let counts: bigint[];
   if (faces.length * extras.length <= 200_000) {

@@ -10,7 +10,7 @@ import { LIMITS } from '../limits.js';
 import { type GroupPlan, type PreparedRoll, prepareRoll } from '../roll/prepare.js';
 import type { AdvantageState, RollRequest } from '../roll/types.js';
 import { notYetSupported, TooComplexError } from './errors.js';
-import { bitLength, fraction, ratioToNumber } from './exact.js';
+import { bitLength, fraction, ratiosOver, ratioToNumber } from './exact.js';
 import { type ExpressionPlan, planExpression, type TermEngine, totalDistribution } from './expression.js';
 import {
   addDistributions,
@@ -484,45 +484,53 @@ function describeTotals(
   truncatedDepth: number | undefined,
 ): Omit<StatsResponse, 'formula' | 'advantageState'> {
   const listedMass = d.denominator - d.tail;
+  const ratios = ratiosOver(d.denominator);
+  const scaledMass = ratios.scaled(listedMass);
   let sum = 0n;
   let sumSquares = 0n;
-  const counts: bigint[] = [];
-  const outcomes: StatsOutcome[] = [];
+  const size = d.counts.length;
+  const probabilities: number[] = new Array(size);
+  const atLeasts: number[] = new Array(size);
+  const atMosts: number[] = new Array(size);
   let below = 0n;
+  let scaledBelow = 0n;
   const percentiles: Record<string, number> = {};
+  // The q-th percentile: the least total t with P(total <= t) >= q%, among the listed rolls,
+  // that is 100 * below >= q * listedMass, or below >= ceil(q * listedMass / 100).
+  const thresholds = PERCENTILES.map((q) => (BigInt(q) * listedMass + 99n) / 100n);
   let nextPercentile = 0;
   // Decimal digits of the counts, from each count's probability (log10 count = log10
   // denominator + log10 p), plus the JSON around each count: only the threshold needs it.
   const denominatorDigits = bitLength(d.denominator) * Math.log10(2);
   let countBytes = 0;
-  for (let i = 0; i < d.counts.length; i++) {
+  for (let i = 0; i < size; i++) {
     const count = d.counts[i]!;
     const t = d.totals[i]!;
     // The roller's total is the nearest double too (exact up to 2^53).
     const value = Number(t);
-    sum += t * count;
-    sumSquares += t * t * count;
-    const atLeast = ratioToNumber(listedMass - below, d.denominator);
+    const product = t * count;
+    sum += product;
+    sumSquares += t * product;
+    const scaled = ratios.scaled(count);
+    atLeasts[i] = ratios.of(listedMass - below, scaledMass - scaledBelow);
     below += count;
-    const probability = ratioToNumber(count, d.denominator);
+    scaledBelow += scaled;
+    const probability = ratios.of(count, scaled);
+    probabilities[i] = probability;
+    atMosts[i] = ratios.of(below, scaledBelow);
     countBytes += 12 + Math.max(1, denominatorDigits + Math.log10(probability || 5e-324));
-    counts.push(count);
-    outcomes.push({ total: value, probability, atLeast, atMost: ratioToNumber(below, d.denominator) });
-    // The q-th percentile: the least total t with P(total <= t) >= q%, among the listed rolls.
-    while (
-      nextPercentile < PERCENTILES.length &&
-      100n * below >= BigInt(PERCENTILES[nextPercentile]!) * listedMass
-    ) {
+    while (nextPercentile < PERCENTILES.length && below >= thresholds[nextPercentile]!) {
       percentiles[PERCENTILES[nextPercentile]!] = value;
       nextPercentile++;
     }
   }
   const listing: StatsListing = countBytes > LIMITS.statsCountsBytes ? 'probabilities' : 'full';
-  if (listing === 'full') {
-    for (let i = 0; i < outcomes.length; i++) {
-      const { total: value, ...rest } = outcomes[i]!;
-      outcomes[i] = { total: value, count: counts[i]!.toString(), ...rest };
-    }
+  const outcomes: StatsOutcome[] = new Array(size);
+  for (let i = 0; i < size; i++) {
+    const total = Number(d.totals[i]!);
+    const common = { probability: probabilities[i]!, atLeast: atLeasts[i]!, atMost: atMosts[i]! };
+    outcomes[i] =
+      listing === 'full' ? { total, count: d.counts[i]!.toString(), ...common } : { total, ...common };
   }
   const varianceNumerator = listedMass * sumSquares - sum * sum;
   const varianceDenominator = listedMass * listedMass;

@@ -119,3 +119,60 @@ export function binomialRow(n: number): bigint[] {
   for (let k = 1; k <= n; k++) row[k] = (row[k - 1]! * BigInt(n - k + 1)) / BigInt(k);
   return row;
 }
+
+/** ratioToNumber over one denominator, for many numerators (see ratiosOver). */
+export interface Ratios {
+  /**
+   * The nearest double of numerator / denominator: exactly ratioToNumber's answer. `scaled`,
+   * when given, must be scaled(numerator) (a running sum of numerators may carry the running
+   * sum of theirs, which saves the product).
+   */
+  of(numerator: bigint, scaled?: bigint): number;
+  /** numerator times the precomputed inverse (0 when the denominator is small): additive. */
+  scaled(numerator: bigint): bigint;
+}
+
+/**
+ * ratioToNumber for many numerators over one positive denominator, cheaper per call: with
+ * inv = floor(2^P / d) computed once, n * 2^P / d lies in [n * inv, n * inv + n), an interval a
+ * few parts in 2^70 wide (scaled down by 2^-drop to stay inside the doubles' range, widened by
+ * one unit for the truncation); when both ends round to the same double, so does every point
+ * between (rounding is monotonic), and scaling by 2^-(P - drop) is exact for a normal result.
+ * Otherwise (a value next to a rounding boundary, a negative numerator, one past the
+ * denominator, a tiny result) it is ratioToNumber's exact division. Returns the same double as
+ * ratioToNumber, always.
+ */
+export function ratiosOver(denominator: bigint): Ratios {
+  // Small denominators: ratioToNumber's one division of doubles is cheaper still.
+  if (denominator <= 9007199254740991n) {
+    return { of: (numerator) => ratioToNumber(numerator, denominator), scaled: () => 0n };
+  }
+  const bits = bitLength(denominator) + 72;
+  const inverse = (1n << BigInt(bits)) / denominator;
+  // n * inv < 2^bits for n <= d: at most 1000 bits once shifted, so Number() stays finite.
+  const drop = Math.max(0, bits - 1000);
+  const dropBits = BigInt(drop);
+  const scale = 2 ** -(bits - drop);
+  return {
+    scaled: (numerator) => numerator * inverse,
+    of: (numerator, scaled) => {
+      if (numerator > 0n && numerator <= denominator) {
+        const low = scaled ?? numerator * inverse;
+        let value: number;
+        let high: number;
+        if (drop === 0) {
+          value = Number(low);
+          high = Number(low + numerator);
+        } else {
+          value = Number(low >> dropBits);
+          high = Number(((low + numerator) >> dropBits) + 1n);
+        }
+        if (value === high) {
+          const result = value * scale;
+          if (result >= 2 ** -1020) return result;
+        }
+      }
+      return ratioToNumber(numerator, denominator);
+    },
+  };
+}

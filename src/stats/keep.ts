@@ -8,7 +8,7 @@
 
 import type { DieCounts } from './die.js';
 import { bitLength } from './exact.js';
-import { unpack } from './poly.js';
+import { power, unpack } from './poly.js';
 
 /**
  * Distribution of the sum of the k kept dice of n (1 <= k < n), as counts over the values
@@ -80,4 +80,135 @@ export function keepDistribution(
   }
   const counts = unpack(result, slotBits / 4, length);
   return { min: k * die.min, counts: highest ? counts.reverse() : counts };
+}
+
+/**
+ * Keep the k highest of n identical exploding dice that are never rerolled (1 <= k < n, at least
+ * 2 sides, listing depth below the cap), by explosion levels instead of single values
+ * (docs/stats.md, "Keeping the highest of exploding dice"). A die that explodes ranks above
+ * every die that does not and is worth `step` (sides, or sides - 1 when penetrating) plus a
+ * fresh die one level down; one that does not shows a plain face 1..sides-1. So at each level,
+ * of the dice still in play, either at least k explode (the k kept are among them: one level
+ * down) or f < k do (all f kept, with the k - f highest of the plain faces). Unrolled, the
+ * listing is a sum over levels and f of closed forms: the fresh dice's sum is a power of the
+ * one-die level polynomial E(y) = sum s^(d-j) y^j (y = x^step) times the plain faces, and
+ * E(y) (s - y) = s^(d+1) - y^(d+1), so every level's part is a short sparse polynomial and one
+ * exact division by (s - y) per kept exploded die at the end. Work: about levels x n^2 for the
+ * level weights plus (k - f) x (sides - 2) x levels x (f + 1) per sector, on numbers of the
+ * listing's size, instead of a walk over every listed value.
+ *
+ * Counts over the values `k + i`, over sides^((depth + 1) n); rolls with a chain deeper than
+ * `depth` are left out (a deeper die is kept: it ranks above every listed value), as
+ * keepDistribution with `tailAbove` lists them.
+ */
+export function explodingKeepHighest(
+  sides: number,
+  penetrate: boolean,
+  depth: number,
+  n: number,
+  k: number,
+): { min: number; counts: bigint[]; denominator: bigint } {
+  const s = BigInt(sides);
+  const step = sides - (penetrate ? 1 : 0);
+  const D = depth;
+  const powerCache: bigint[] = [1n];
+  const sPower = (e: number): bigint => {
+    while (powerCache.length <= e) powerCache.push(powerCache[powerCache.length - 1]! * s);
+    return powerCache[e]!;
+  };
+  const binomial: bigint[][] = [];
+  for (let e = 0; e <= n; e++) binomialRowInto(binomial, e);
+
+  // A[L][e - k]: weight of reaching level L with e dice still in play (e >= k), every die
+  // that left play on the way a plain face below them.
+  const A: bigint[][] = [];
+  let current: bigint[] = new Array<bigint>(n - k + 1).fill(0n);
+  current[n - k] = 1n;
+  A.push(current);
+  for (let L = 0; L < D; L++) {
+    const plain = BigInt(sides - 1) * sPower(D - L);
+    const plainPowers: bigint[] = [1n];
+    for (let i = 1; i <= n - k; i++) plainPowers.push(plainPowers[i - 1]! * plain);
+    const next: bigint[] = new Array<bigint>(n - k + 1).fill(0n);
+    for (let f = k; f <= n; f++) {
+      let sum = 0n;
+      for (let e = f; e <= n; e++) {
+        const a = current[e - k]!;
+        if (a !== 0n) sum += a * binomial[e]![f]! * plainPowers[e - f]!;
+      }
+      next[f - k] = sum;
+    }
+    current = next;
+    A.push(current);
+  }
+
+  // Sector f: at some level, f < k dice explode and stop the descent. Its part is
+  // Q(x)^f / (s - y)^f * sum_m H(m, k - f)(x) Z_{f,m}(y), with Z sparse (see above).
+  const faces = new Array<bigint>(sides - 1).fill(1n);
+  const plainDie: DieCounts = { min: 1, counts: faces, tail: 0n, denominator: BigInt(sides - 1) };
+  const length = k * (step * D + sides - 1) + step * k + 1;
+  const sectors: bigint[][] = [];
+  for (let f = 0; f < k; f++) {
+    const w: bigint[] = new Array<bigint>(length).fill(0n);
+    const r = k - f;
+    // y^t terms of (s^a - y^a)^f: (-1)^t C(f, t) s^(a (f - t)) y^(a t).
+    const signedBinomials = binomial[f]!.map((c, t) => (t % 2 === 0 ? c : -c));
+    for (let m = r; m <= n - f; m++) {
+      // H(m, r): the r highest of m plain faces, weights 1, over values r..r (sides - 1).
+      let h: { min: number; counts: bigint[] };
+      if (r === m) h = { min: m, counts: power(faces, m) };
+      else h = keepDistribution(plainDie, m, r, true, false);
+      const lastLevel = f === 0 ? D : D - 1;
+      // Z_{f,m}(y) = sum_L beta_L y^(kL+f) (s^(D-L) - y^(D-L))^f, beta_L = A_L(f+m) C(f+m,f) s^((D-L)m).
+      const z = new Map<number, bigint>();
+      for (let L = 0; L <= lastLevel; L++) {
+        const a = A[L]![f + m - k]!;
+        if (a === 0n) continue;
+        const beta = a * binomial[f + m]![f]! * sPower((D - L) * m);
+        const span = D - L;
+        for (let t = 0; t <= f; t++) {
+          const key = k * L + f + span * t;
+          const term = beta * signedBinomials[t]! * sPower(span * (f - t));
+          z.set(key, (z.get(key) ?? 0n) + term);
+        }
+      }
+      for (const [key, weight] of z) {
+        if (weight === 0n) continue;
+        const at = key * step + h.min;
+        for (let i = 0; i < h.counts.length; i++) {
+          const c = h.counts[i]!;
+          if (c !== 0n) w[at + i]! += weight * c;
+        }
+      }
+    }
+    sectors.push(w);
+  }
+
+  // Horner from the innermost sector: U <- W_f + Q (U / (s - y)).
+  let u = sectors[k - 1]!;
+  for (let f = k - 1; f >= 1; f--) {
+    // Exact division by (s - x^step): v_i = (u_i + v_(i - step)) / s.
+    const v: bigint[] = new Array<bigint>(length);
+    for (let i = 0; i < length; i++) v[i] = (u[i]! + (i >= step ? v[i - step]! : 0n)) / s;
+    // Times Q(x) = x + ... + x^(sides - 1): a sliding sum.
+    const below = sectors[f - 1]!;
+    let window = 0n;
+    for (let i = 0; i < length; i++) {
+      if (i >= 1) window += v[i - 1]!;
+      if (i >= sides) window -= v[i - sides]!;
+      below[i]! += window;
+    }
+    u = below;
+  }
+  return {
+    min: k,
+    counts: u.slice(k, k * (step * D + sides - 1) + 1),
+    denominator: s ** BigInt((D + 1) * n),
+  };
+}
+
+function binomialRowInto(rows: bigint[][], e: number): void {
+  const row: bigint[] = [1n];
+  for (let c = 1; c <= e; c++) row.push((row[c - 1]! * BigInt(e - c + 1)) / BigInt(c));
+  rows.push(row);
 }

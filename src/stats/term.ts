@@ -26,7 +26,7 @@ import { notYetSupported, TooComplexError } from './errors.js';
 const GENERAL_SIDES_MAX = 10_000;
 
 import { gcd } from './exact.js';
-import { keepDistribution } from './keep.js';
+import { explodingKeepHighest, keepDistribution } from './keep.js';
 import { multiply, power, total } from './poly.js';
 
 /** One dice term as the engine computes it. */
@@ -377,7 +377,9 @@ function dieSpan(g: GroupModel, depth: number): number {
     high = Math.max(high, v);
   }
   if (extras === 0) return high - low;
-  return 2 * (extras + 1) * (Math.max(Math.abs(low), Math.abs(high)) + g.general.penalty);
+  // Each extra adds its value minus the penalty: between low - penalty and high - penalty.
+  const penalty = g.general.penalty;
+  return high - low + extras * (Math.max(0, high - penalty) - Math.min(0, low - penalty));
 }
 
 /** Dice of a term whose contributions reach the total (an upper bound). */
@@ -484,7 +486,9 @@ function selectionCost(groups: readonly GroupModel[], depth: number): number {
   for (const g of groups) {
     outcomes += Math.min(dieSpan(g.score === undefined ? g : { ...g, score: undefined }, depth) + 1, 1e9);
     states *= ((g.count + 1) * (g.count + 2)) / 2;
-    width += g.count * dieSpan(g, depth) * Math.abs(g.factor);
+    // A single keep or drop sums only the dice it keeps (the first or last ones placed).
+    const summed = g.steps.length === 1 && g.pool === undefined ? g.kept : g.count;
+    width += summed * dieSpan(g, depth) * Math.abs(g.factor);
     bits += g.count * dieBits(g, depth);
   }
   return 20 * outcomes * states * width * words(bits);
@@ -494,6 +498,64 @@ function selectionCost(groups: readonly GroupModel[], depth: number): number {
 function needsSelection(g: GroupModel): boolean {
   if (g.pool !== undefined || g.steps.length > 1) return true;
   return g.score !== undefined && g.kept !== g.count && g.kept !== 0;
+}
+
+/** Word operations of keepDistribution's walk: per outcome, k(k+1)/2 small products and k closing ones. */
+function walkKeepCost(g: GroupModel, depth: number): number {
+  const span = dieSpan(g, depth);
+  const bits = dieBits(g, depth);
+  const slots = g.kept * span + 1;
+  const slotBits = g.count * bits + g.count + 8;
+  const width = words((slots * slotBits) / 2);
+  const small = ((g.kept * (g.kept + 1)) / 2) * width * words(g.kept * bits);
+  return (span + 1) * (small + g.kept * width * words(g.count * bits));
+}
+
+/**
+ * Whether a term keeps the highest of exploding dice that are never rerolled, and explosion
+ * levels (src/stats/keep.ts, explodingKeepHighest) cost less than the walk over values (many
+ * dice and few kept can make the walk cheaper).
+ */
+function levelKeep(g: GroupModel, depth: number): boolean {
+  const { die } = g;
+  return (
+    g.classic &&
+    g.steps.length <= 1 &&
+    g.pool === undefined &&
+    g.kept > 0 &&
+    g.kept < g.count &&
+    g.highest &&
+    die.explode !== 0 &&
+    rerolledFaces(die) === 0 &&
+    die.sides >= 2 &&
+    depth < LIMITS.explodeCap &&
+    levelKeepCost(g, depth) <= walkKeepCost(g, depth)
+  );
+}
+
+/**
+ * Word operations of explodingKeepHighest: the level weights (levels x (n - k + 1)^2 products of
+ * numbers up to the counts' size), per sector f < k and per number m of plain dice the sparse
+ * level polynomial times the plain faces' keep, then k - 1 divisions and sliding sums over the
+ * listing. Every BigInt operation also costs a fixed overhead, counted as 150 word operations.
+ */
+function levelKeepCost(g: GroupModel, depth: number): number {
+  const n = g.count;
+  const k = g.kept;
+  const sides = g.die.sides;
+  const countWords = words(n * dieBits(g, depth));
+  const big = countWords + 150;
+  const levels = depth + 1;
+  const plainCounts = n - k + 1;
+  let ops = depth * plainCounts * plainCounts * (countWords * countWords + 150);
+  for (let f = 0; f < k; f++) {
+    const faces = (k - f) * (sides - 2) + 1;
+    ops += plainCounts * levels * (f + 1) * (3 + 2 * faces) * big;
+    // The walk for the plain faces' keep (small numbers).
+    ops += plainCounts * (sides - 1) * (k - f) * (k - f) * 200;
+  }
+  const length = k * (sides * (depth + 1)) + 1;
+  return ops + (k - 1) * length * 6 * big;
 }
 
 /**
@@ -527,10 +589,7 @@ export function estimateCost(plans: readonly GroupPlan[], depth: number): number
     const slots = g.kept * span + 1;
     const slotBits = g.count * bits + g.count + 8;
     if (g.kept < g.count) {
-      // Per outcome walked: k(k+1)/2 products by small scalars, k by the closing sums (n dice).
-      const width = words((slots * slotBits) / 2);
-      const small = ((g.kept * (g.kept + 1)) / 2) * width * words(g.kept * bits);
-      cost += (span + 1) * (small + g.kept * width * words(g.count * bits));
+      cost += levelKeep(g, depth) ? levelKeepCost(g, depth) : walkKeepCost(g, depth);
     } else if (g.classic && g.die.explode !== 0 && rerolledFaces(g.die) === 0 && depth < LIMITS.explodeCap) {
       const chainSlots = g.count * depth + 1;
       const faceSlots = g.count * (g.die.sides - 2) + 1;
@@ -572,6 +631,14 @@ function groupDistribution(group: GroupModel, depth: number): TermDistribution {
     const tail = sum.denominator - total(sum.counts);
     return scaleDistribution(
       { min: sum.min, step: 1, counts: sum.counts, tail, denominator: sum.denominator },
+      group.factor,
+    );
+  }
+  if (levelKeep(group, depth)) {
+    const keep = explodingKeepHighest(spec.sides, spec.explode === 2, depth, count, kept);
+    const tail = keep.denominator - total(keep.counts);
+    return scaleDistribution(
+      { min: keep.min, step: 1, counts: keep.counts, tail, denominator: keep.denominator },
       group.factor,
     );
   }

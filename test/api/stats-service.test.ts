@@ -33,7 +33,7 @@ describe('StatsService', () => {
 
   it('keeps the event loop free while it computes', async () => {
     let done = false;
-    const work = service.distribution({ formula: '6d10!kh3' }).then(() => {
+    const work = service.distribution({ formula: '6d10!kl3' }).then(() => {
       done = true;
     });
     let turns = 0;
@@ -81,7 +81,7 @@ describe('a full queue', () => {
     const small = new StatsService({ threads: 1, queueMax: 1 });
     try {
       const settled = await Promise.allSettled(
-        [20, 21, 22, 23, 24, 25].map((depth) => small.json({ formula: '6d10!kh3', depth })),
+        [20, 21, 22, 23, 24, 25].map((depth) => small.json({ formula: '6d10!kl3', depth })),
       );
       const refused = settled.filter((s) => s.status === 'rejected');
       expect(refused.length).toBeGreaterThan(0);

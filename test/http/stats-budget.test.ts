@@ -96,9 +96,9 @@ describe('the stats budget of an address', () => {
     const depths = [20, 21, 22, 23, 24, 25];
     const answers = await Promise.all([
       ...depths.map((depth) =>
-        built.inject({ ...stats('6d10!kh3'), url: `/v1/stats?formula=6d10!kh3&depth=${depth}` }),
+        built.inject({ ...stats('6d10!kl3'), url: `/v1/stats?formula=6d10!kl3&depth=${depth}` }),
       ),
-      built.inject({ ...stats('6d10!kh3', '10.1.1.1'), url: '/v1/stats?formula=6d10!kh3&depth=30' }),
+      built.inject({ ...stats('6d10!kl3', '10.1.1.1'), url: '/v1/stats?formula=6d10!kl3&depth=30' }),
     ]);
     const codes = answers.map((answer) => answer.statusCode);
     expect(codes).toEqual([200, 200, 200, 200, 200, 429, 200]);

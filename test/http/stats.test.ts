@@ -116,7 +116,7 @@ describe('off the event loop', () => {
   it('a roll is answered while a distribution is being computed', async () => {
     const base = await listen(await makeApp());
     const order: string[] = [];
-    const stats = fetch(`${base}/v1/stats?formula=6d10!kh3`).then(async (r) => {
+    const stats = fetch(`${base}/v1/stats?formula=10d10!kl5`).then(async (r) => {
       order.push(`stats ${r.status}`);
     });
     // Give the stats request time to reach its worker, then roll.
@@ -163,7 +163,7 @@ describe('every stats worker busy', () => {
         [20, 21, 22, 23, 24, 25].map((depth) =>
           busy.inject({
             method: 'GET',
-            url: `/v1/stats?formula=${encodeURIComponent('6d10!kh3')}&depth=${depth}`,
+            url: `/v1/stats?formula=${encodeURIComponent('6d10!kl3')}&depth=${depth}`,
             remoteAddress: `10.0.0.${depth}`,
           }),
         ),

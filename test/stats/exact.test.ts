@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bitLength, fraction, ratioToNumber } from '../../src/stats/exact.js';
+import { bitLength, fraction, ratiosOver, ratioToNumber } from '../../src/stats/exact.js';
 import { pack, unpack } from '../../src/stats/poly.js';
 
 describe('ratioToNumber: the nearest double of n/d', () => {
@@ -71,6 +71,64 @@ describe('ratioToNumber on counts of hundreds of bits', () => {
       ),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('ratiosOver: many numerators over one denominator', () => {
+  it('gives exactly what ratioToNumber gives, ties, their neighbours, tiny and huge values included', () => {
+    const bigint = (bits: number) => fc.bigInt({ min: 1n, max: (1n << BigInt(bits)) - 1n });
+    fc.assert(
+      fc.property(bigint(900), fc.array(bigint(1000), { minLength: 1, maxLength: 20 }), (d, numerators) => {
+        const denominator = d | (1n << 60n);
+        const ratios = ratiosOver(denominator);
+        for (const n of [...numerators, 0n, -numerators[0]!, denominator, denominator - 1n, 1n]) {
+          expect(ratios.of(n)).toBe(ratioToNumber(n, denominator));
+          expect(ratios.of(n, ratios.scaled(n))).toBe(ratioToNumber(n, denominator));
+        }
+      }),
+      { numRuns: 500 },
+    );
+    // Exact ties at 53 bits and one away (as above): the cheap bound cannot decide them.
+    fc.assert(
+      fc.property(
+        fc.bigInt({ min: 2n ** 53n, max: 2n ** 54n - 1n }),
+        bigint(400),
+        fc.integer({ min: -1, max: 1 }),
+        (m, d, nudge) => {
+          const divisor = (d | (1n << 300n)) << 3n;
+          const n = m * (d | (1n << 300n)) + BigInt(nudge);
+          expect(ratiosOver(divisor).of(n)).toBe(referenceRatio(n, divisor));
+        },
+      ),
+      { numRuns: 1000 },
+    );
+    // Small denominators, the subnormal range, a denominator past the fast bound.
+    expect(ratiosOver(1296n).of(15n)).toBe(15 / 1296);
+    expect(ratiosOver(2n ** 1074n).of(1n)).toBe(5e-324);
+    expect(ratiosOver(10n ** 400n).of(3n)).toBe(ratioToNumber(3n, 10n ** 400n));
+    expect(ratiosOver(10n ** 200n).of(1n)).toBe(1e-200);
+    // Denominators of over 1000 bits (ten exploding d10s): the scaled-down bound.
+    fc.assert(
+      fc.property(bigint(1400), bigint(1500), (d, n) => {
+        const denominator = d | (1n << 1300n);
+        expect(ratiosOver(denominator).of(n)).toBe(ratioToNumber(n, denominator));
+      }),
+      { numRuns: 500 },
+    );
+    // Running sums carry running sums of the scaled numerators.
+    const ratios = ratiosOver(10n ** 155n + 7n);
+    let running = 0n;
+    let scaled = 0n;
+    for (let i = 1n; i < 400n; i++) {
+      const count = (10n ** 150n * i * i) / 7n;
+      running += count;
+      scaled += ratios.scaled(count);
+      expect(ratios.of(running, scaled)).toBe(ratioToNumber(running, 10n ** 155n + 7n));
+    }
+    for (let shift = 0n; shift < 1400n; shift += 7n) {
+      const n = (10n ** 310n - 12345n) >> shift;
+      expect(ratiosOver(10n ** 310n).of(n)).toBe(ratioToNumber(n, 10n ** 310n));
+    }
   });
 });
 

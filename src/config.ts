@@ -34,6 +34,9 @@ export interface Config {
   /** The throws budget per address: the bucket's size, and what it regains per second. */
   throwsBurst: number;
   throwsPerSecond: number;
+  /** The /v1/stats budget per address: milliseconds of worker time at once, and regained per second. */
+  statsBurstMs: number;
+  statsMsPerSecond: number;
   /** A request (headers and body) must arrive within this time, else 408-like close (400 invalid_request). */
   requestTimeoutMs: number;
   /** The request headers must arrive within this time. */
@@ -212,6 +215,8 @@ const EnvSchema = z.object({
   THROWS_PER_REQUEST: integer('THROWS_PER_REQUEST', 1, 10_000_000, LIMITS.throwsPerRequest),
   THROWS_BURST: integer('THROWS_BURST', 1, 1_000_000_000, LIMITS.throwsBurst),
   THROWS_PER_SECOND: integer('THROWS_PER_SECOND', 1, 1_000_000_000, LIMITS.throwsPerSecond),
+  STATS_BURST_MS: integer('STATS_BURST_MS', 1, 1_000_000_000, LIMITS.statsBurstMs),
+  STATS_MS_PER_SECOND: integer('STATS_MS_PER_SECOND', 1, 1_000_000, LIMITS.statsMsPerSecond),
   REQUEST_TIMEOUT_MS: integer('REQUEST_TIMEOUT_MS', 1, 3_600_000, LIMITS.requestTimeoutMs),
   HEADERS_TIMEOUT_MS: integer('HEADERS_TIMEOUT_MS', 1, 3_600_000, LIMITS.headersTimeoutMs),
   KEEP_ALIVE_TIMEOUT_MS: integer('KEEP_ALIVE_TIMEOUT_MS', 1, 3_600_000, 0),
@@ -269,6 +274,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     throwsPerRequest: e.THROWS_PER_REQUEST,
     throwsBurst: e.THROWS_BURST,
     throwsPerSecond: e.THROWS_PER_SECOND,
+    statsBurstMs: e.STATS_BURST_MS,
+    statsMsPerSecond: e.STATS_MS_PER_SECOND,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
     // 0 = unset: the default depends on whether a proxy sits in front.

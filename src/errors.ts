@@ -82,6 +82,14 @@ export const MESSAGES = {
   rateLimited: 'Too many requests from this address; wait the number of seconds in the retry-after header.',
   throwsSpent:
     'This address has rolled too many dice lately; wait the number of seconds in the retry-after header.',
+  statsSpent:
+    'This address has used its share of exact-distribution computing time; wait the number of seconds in the retry-after header (answers already computed are still served).',
+  statsInFlight:
+    'This address already has an exact distribution being computed; wait for its answer, then ask again.',
+  statsQueueFull:
+    'Every stats worker is busy and its queue is full; try again in the number of seconds in the retry-after header.',
+  statsWaitedTooLong:
+    'Every stats worker stayed busy for as long as a computation may wait; try again in the number of seconds in the retry-after header.',
   notFound: 'No such path. See /openapi.json for the operations.',
   tooManyConnections: 'Too many open connections from your address; close some and retry.',
   unsupportedEncoding:
@@ -227,17 +235,32 @@ export class ThrowsSpentError extends DiceError {
 }
 
 /**
- * Every /v1/stats worker is busy and the queue is full: 503 unavailable, with a retry-after
- * (seconds) the HTTP edge sends as a header.
+ * The address's /v1/stats budget refuses a computation (docs/operations.md#what-one-address-can-cost):
+ * its computing time is spent, or it already has one under way. 429 rate_limited, with the seconds
+ * to wait, sent as retry-after.
+ */
+export class StatsSpentError extends DiceError {
+  declare readonly code: 'rate_limited';
+  constructor(
+    readonly retryAfterSeconds: number,
+    reason: 'spent' | 'inFlight' = 'spent',
+  ) {
+    super('rate_limited', reason === 'spent' ? MESSAGES.statsSpent : MESSAGES.statsInFlight);
+    this.name = 'StatsSpentError';
+  }
+}
+
+/**
+ * No /v1/stats worker for this computation: every worker is busy and the queue is full, or it
+ * waited in the queue as long as a computation may wait. 503 unavailable, with a retry-after
+ * (seconds) the HTTP edge sends as a header; never too_complex, whose time limit counts only the
+ * computation (docs/stats.md).
  */
 export class StatsBusyError extends DiceError {
   declare readonly code: 'unavailable';
   readonly retryAfterSeconds = 1;
-  constructor() {
-    super(
-      'unavailable',
-      'Every stats worker is busy and its queue is full; try again in the number of seconds in the retry-after header.',
-    );
+  constructor(reason: 'queueFull' | 'waitedTooLong' = 'queueFull') {
+    super('unavailable', reason === 'queueFull' ? MESSAGES.statsQueueFull : MESSAGES.statsWaitedTooLong);
     this.name = 'StatsBusyError';
   }
 }

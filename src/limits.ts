@@ -93,6 +93,17 @@ export const LIMITS = {
   /** /v1/stats: the engine's work budget, in estimated 64-bit word operations, and its time limit. */
   statsCostBudget: 2e9,
   statsTimeoutMs: 5_000,
+  /** /v1/stats: how long a computation may wait for a worker (past it: 503 unavailable). */
+  statsQueueWaitMs: 5_000,
+  /**
+   * Default /v1/stats budget of one address (docs/operations.md#what-one-address-can-cost): a
+   * bucket of STATS_BURST_MS milliseconds of worker computing time, refilled at
+   * STATS_MS_PER_SECOND, charged with each computation's measured time (cached answers are free).
+   */
+  statsBurstMs: 3_000,
+  statsMsPerSecond: 50,
+  /** /v1/stats: computations of one address waiting behind the one under way, at most (past it: 429). */
+  statsWaitingPerAddress: 4,
 } as const;
 
 /** A tag: the trailing word a formula may end with. */

@@ -27,7 +27,7 @@ import {
   RollResponseSchema,
 } from './schemas.js';
 import { StatsQuerySchema, StatsRequestSchema, StatsResponseSchema } from './stats-schemas.js';
-import type { StatsService } from './stats-service.js';
+import type { StatsMeter, StatsService } from './stats-service.js';
 import {
   createTable,
   publishedKeys,
@@ -64,6 +64,8 @@ export interface DiceContext {
   throwsPerRequest?: number;
   /** The client address's throws budget (docs/operations.md#what-one-address-can-cost); absent: none. */
   throwMeter?: ThrowMeter | undefined;
+  /** The client address's share of the stats workers' time (docs/operations.md#what-one-address-can-cost); absent: none. */
+  statsMeter?: StatsMeter | undefined;
   /** Receipts and tables (docs/trust.md): the signing key and the store; absent, they answer 503. */
   trust?: Trust | undefined;
   /** The client address (as TRUST_PROXY decides), which table creations count against. */
@@ -390,8 +392,8 @@ export const OPERATIONS = {
     description: `${statsDescription} Answers carry an ETag and public caching; If-None-Match gives 304.`,
     errors: STATS_ERRORS,
     refuses: ['too_complex'],
-    run: (input, ctx) => ctx.stats.distribution(input),
-    runJson: (input, ctx) => ctx.stats.json(input),
+    run: (input, ctx) => ctx.stats.distribution(input, ctx.statsMeter),
+    runJson: (input, ctx) => ctx.stats.json(input, ctx.statsMeter),
     cache: { etag: (input, ctx) => ctx.stats.etag(input), maxAgeSeconds: STATS_MAX_AGE_SECONDS },
   }),
 
@@ -406,8 +408,8 @@ export const OPERATIONS = {
     description: `${statsDescription} Takes a full RollRequest plus an optional depth.`,
     errors: STATS_ERRORS,
     refuses: ['too_complex'],
-    run: (input, ctx) => ctx.stats.distribution(input),
-    runJson: (input, ctx) => ctx.stats.json(input),
+    run: (input, ctx) => ctx.stats.distribution(input, ctx.statsMeter),
+    runJson: (input, ctx) => ctx.stats.json(input, ctx.statsMeter),
     tool: {
       name: 'stats',
       title: 'Exact odds of a formula',

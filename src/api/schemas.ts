@@ -33,15 +33,21 @@ export const AdvantageStateSchema = z.enum(ADVANTAGE_STATES).meta({
   example: 'normal',
 });
 
-const formulaDescription =
-  'A dice formula: a signed sum of dice terms (`4d6kh3`, `2d20adv`, `1d6!`, `6d10>=8f1`, `4dF`, ' +
-  '`2d6min3[fire]`) and flat numbers, optionally followed by one trailing tag word listed in `tags`. ' +
-  'The language is described in docs/language.md.';
+const formulaLanguage =
+  'A dice formula (docs/language.md): dice terms with their modifiers (`4d6kh3`, `2d20adv`, `1d6!`, ' +
+  '`6d10>=8f1`, `4dF`, `2d6min3[fire]`), numbers, arithmetic (`(1d8+4)*2`, `2d10/d20`, `max(1d20, 10)`) ' +
+  'and groups (`{4d6+3d8}kh3`, `{1d20+5, 1d20+3}kh1`)';
+
+/** In a body: the formula may end with a tag word listed in `tags`. */
+const formulaDescription = `${formulaLanguage}, optionally followed by one trailing tag word listed in \`tags\`.`;
+
+/** In a query string, which takes no `tags`: no trailing tag word (POST takes them). */
+const queryFormulaDescription = `${formulaLanguage}. A query takes no tags, so no trailing tag word: use POST for them. Send \`+\` as \`%2B\`.`;
 
 /** A fresh formula schema each call, so no two schemas share an object that a library might mutate. */
-const formulaText = () =>
+const formulaText = (description = formulaDescription) =>
   z.string().min(LIMITS.formulaMinLength).max(LIMITS.formulaMaxLength).meta({
-    description: formulaDescription,
+    description,
     example: '1d20+7',
   });
 
@@ -100,7 +106,7 @@ export const RollRequestSchema = z
 /** The query of GET /v1/roll: a formula and an advantage, no bonuses or tags. */
 export const RollQuerySchema = z
   .strictObject({
-    formula: formulaText(),
+    formula: formulaText(queryFormulaDescription),
     advantage: AdvantageStateSchema.optional(),
     receipt: z.enum(['true', 'false']).optional().meta({
       description: '`true`: the answer carries a signed `receipt` anyone can verify (docs/trust.md).',

@@ -3,28 +3,51 @@
 // limit, and remembered as JSON text in a bounded LRU cache keyed by the normalised request. A
 // distribution never changes for a given version, so its ETag is a hash of the version and that
 // key, known before any work (docs/stats.md).
+//
+// The time limit counts only the computation: the worker says when it starts, and a
+// computation that waited longer than the queue wait for a worker is 503 unavailable, never
+// too_complex. Each computation is charged to the address that caused it through its meter
+// (docs/operations.md#what-one-address-can-cost); a cached or shared answer costs nothing.
 
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { MessageChannel } from 'node:worker_threads';
 import { LRUCache } from 'lru-cache';
 import { Piscina } from 'piscina';
-import { StatsBusyError, TooComplexError } from '../errors.js';
+import { type ApiErrorCode, DiceError, StatsBusyError, TooComplexError } from '../errors.js';
 import { LIMITS } from '../limits.js';
 import {
   checkDistribution,
+  type DistributionEstimate,
   type StatsOptions,
   type StatsRequest,
   type StatsResponse,
 } from '../stats/distribution.js';
+import { formatCost } from '../stats/term.js';
 import { VERSION } from '../version.js';
-import type { StatsTask } from './stats-worker.js';
+import type { StatsOutcome, StatsTask } from './stats-worker.js';
+
+/**
+ * The address's share of the workers' time, one per request (src/http/stats-budget.ts): `admit`
+ * resolves when the computation may start (the address's earlier one settled) or rejects with
+ * the 429 of a spent budget; `settle` afterwards charges the milliseconds the computation took
+ * (0 when it never ran) and gives the address's turn to its next computation; `served` is an
+ * answer that cost nothing (cached, or shared with a computation already under way).
+ */
+export interface StatsMeter {
+  admit(): Promise<void>;
+  settle(ms: number): void;
+  served(): void;
+}
 
 export interface StatsServiceOptions {
   /** Worker threads at most (default 1: the event loop keeps the other core for rolls). */
   threads?: number | undefined;
-  /** Time limit of one computation, queueing included (default LIMITS.statsTimeoutMs). */
+  /** Time limit of one computation, from when a worker starts it (default LIMITS.statsTimeoutMs). */
   timeoutMs?: number | undefined;
+  /** How long a computation may wait for a worker; past it, 503 unavailable (default LIMITS.statsQueueWaitMs). */
+  queueWaitMs?: number | undefined;
   /** Distributions remembered at most (default 256). */
   cacheEntries?: number | undefined;
   /** The per-roll dice limit (the service's DICE_PER_ROLL). */
@@ -49,15 +72,21 @@ function workerFile(): string {
   return file;
 }
 
+/** A refusal the worker answered, as the DiceError it was (too_complex keeps its class). */
+function refusal(code: string, message: string): DiceError {
+  return code === 'too_complex' ? new TooComplexError(message) : new DiceError(code as ApiErrorCode, message);
+}
+
 export class StatsService {
   /** Started on first use, so an app that never answers /v1/stats starts no thread. */
-  private poolInstance: Piscina<StatsTask, string> | undefined;
+  private poolInstance: Piscina<StatsTask, StatsOutcome> | undefined;
   private readonly threads: number;
   /** Answers as JSON text, sized by their length. */
   private readonly cache: LRUCache<string, string>;
   private readonly running = new Map<string, Promise<string>>();
   private readonly options: StatsOptions;
   private readonly timeoutMs: number;
+  private readonly queueWaitMs: number;
   private readonly queueMax: number;
 
   constructor(options: StatsServiceOptions = {}) {
@@ -69,13 +98,16 @@ export class StatsService {
       sizeCalculation: (json) => json.length + 100,
     });
     this.timeoutMs = options.timeoutMs ?? LIMITS.statsTimeoutMs;
+    this.queueWaitMs = options.queueWaitMs ?? LIMITS.statsQueueWaitMs;
     this.options = { dicePerRoll: options.dicePerRoll, costBudget: options.costBudget };
   }
 
-  private get pool(): Piscina<StatsTask, string> {
-    this.poolInstance ??= new Piscina<StatsTask, string>({
+  private get pool(): Piscina<StatsTask, StatsOutcome> {
+    this.poolInstance ??= new Piscina<StatsTask, StatsOutcome>({
       filename: workerFile(),
-      minThreads: 0,
+      // Kept at full strength once started: with fewer, piscina does not replace a thread it
+      // stopped at the time limit while other computations wait, and they would wait in vain.
+      minThreads: this.threads,
       maxThreads: this.threads,
       idleTimeout: 30_000,
       maxQueue: this.queueMax,
@@ -103,44 +135,114 @@ export class StatsService {
   }
 
   /** The distribution of `request` as an object (tRPC, the library); see json(). */
-  async distribution(request: StatsRequest): Promise<StatsResponse> {
-    return JSON.parse(await this.json(request)) as StatsResponse;
+  async distribution(request: StatsRequest, meter?: StatsMeter): Promise<StatsResponse> {
+    return JSON.parse(await this.json(request, meter)) as StatsResponse;
   }
 
   /**
    * The distribution of `request` as JSON text, already checked against its schema: refusals
    * (invalid_formula, invalid_request, too_complex) are thrown synchronously before any work; a
-   * computation over the time limit is too_complex.
+   * spent budget rejects with the meter's 429, a computation over the time limit with
+   * too_complex, and one that found no worker in time with 503 unavailable.
    */
-  json(request: StatsRequest): Promise<string> {
+  json(request: StatsRequest, meter?: StatsMeter): Promise<string> {
     const key = StatsService.key(request);
-    const cached = this.cache.get(key);
-    if (cached !== undefined) return Promise.resolve(cached);
-    const running = this.running.get(key);
-    if (running !== undefined) return running;
-    checkDistribution(request, this.options);
+    const known = this.cache.get(key) ?? this.running.get(key);
+    if (known !== undefined) {
+      meter?.served();
+      return typeof known === 'string' ? Promise.resolve(known) : known;
+    }
+    const estimate = checkDistribution(request, this.options);
+    if (meter === undefined) return this.share(key, this.compute(request, estimate, undefined));
+    return meter.admit().then(() => {
+      // Another address may have asked the same meanwhile.
+      const known = this.cache.get(key) ?? this.running.get(key);
+      if (known === undefined) return this.share(key, this.compute(request, estimate, meter));
+      meter.settle(0);
+      return known;
+    });
+  }
+
+  /** Shares `task` with identical requests while it runs, and caches its answer. */
+  private share(key: string, task: Promise<string>): Promise<string> {
+    const shared = task.then((answer) => {
+      this.cache.set(key, answer);
+      return answer;
+    });
+    this.running.set(key, shared);
+    void shared.then(
+      () => this.running.delete(key),
+      () => this.running.delete(key),
+    );
+    return shared;
+  }
+
+  /**
+   * One computation in a worker. Two clocks, one at a time: the queue wait from submission until
+   * the worker says it started, then the time limit; either one aborts the task (piscina drops a
+   * queued task, or stops the thread running it).
+   */
+  private compute(
+    request: StatsRequest,
+    estimate: DistributionEstimate,
+    meter: StatsMeter | undefined,
+  ): Promise<string> {
     // piscina does not bound the queue of tasks that carry an abort signal: the bound is kept here.
-    if (this.pool.queueSize >= this.queueMax) return Promise.reject(new StatsBusyError());
-    const task = this.pool
-      .run({ request, options: this.options }, { signal: AbortSignal.timeout(this.timeoutMs) })
+    let queueSize: number;
+    try {
+      queueSize = this.pool.queueSize;
+    } catch (error) {
+      // No pool (its worker file missing): the address's turn is given back all the same.
+      meter?.settle(0);
+      return Promise.reject(error);
+    }
+    if (queueSize >= this.queueMax) {
+      meter?.settle(0);
+      return Promise.reject(new StatsBusyError('queueFull'));
+    }
+    const controller = new AbortController();
+    const channel = new MessageChannel();
+    let startedAt: number | undefined;
+    let timer = setTimeout(() => controller.abort(), this.queueWaitMs);
+    channel.port1.once('message', () => {
+      clearTimeout(timer);
+      startedAt = performance.now();
+      timer = setTimeout(() => controller.abort(), this.timeoutMs);
+    });
+    const elapsed = () => (startedAt === undefined ? 0 : performance.now() - startedAt);
+    let charged = false;
+    const settle = (ms: number) => {
+      if (charged) return;
+      charged = true;
+      meter?.settle(ms);
+    };
+    const task: StatsTask = { request, options: this.options, started: channel.port2 };
+    return this.pool
+      .run(task, { signal: controller.signal, transferList: [channel.port2] })
       .then(
-        (answer) => {
-          this.cache.set(key, answer);
-          return answer;
+        (outcome) => {
+          settle(outcome.ms);
+          if ('refused' in outcome) throw refusal(outcome.refused.code, outcome.refused.message);
+          return outcome.json;
         },
         (error: unknown) => {
-          if ((error as { message?: unknown } | null)?.message === QUEUE_FULL) throw new StatsBusyError();
+          settle(elapsed());
+          if ((error as { message?: unknown } | null)?.message === QUEUE_FULL) {
+            throw new StatsBusyError('queueFull');
+          }
           if ((error as { name?: unknown } | null)?.name === 'AbortError') {
+            if (startedAt === undefined) throw new StatsBusyError('waitedTooLong');
             throw new TooComplexError(
-              `This formula's exact distribution took longer than the limit of ${this.timeoutMs / 1000} s.`,
+              `This formula's exact distribution took longer than the limit of ${this.timeoutMs / 1000} s of computation (estimated at about ${formatCost(estimate.cost)} units of work; the limit is ${formatCost(estimate.budget)}).`,
             );
           }
           throw error;
         },
       )
-      .finally(() => this.running.delete(key));
-    this.running.set(key, task);
-    return task;
+      .finally(() => {
+        clearTimeout(timer);
+        channel.port1.close();
+      });
   }
 
   /** Stops the worker threads (pending computations are rejected). */

@@ -1,7 +1,12 @@
 // The worker-thread entry of the stats pool (src/api/stats-service.ts): computes one
 // distribution, checks it against its output schema and serialises it, so the event loop only
-// sends the text. The request was already checked on the event loop: a throw here is a fault.
+// sends the text. It says on `started` when the computation begins (the time limit counts from
+// there, not from the queue) and answers how long the computation took (what the address's
+// budget is charged). A refusal of the engine (a DiceError) comes back as its code and message:
+// an error thrown across threads would lose its class.
 
+import type { MessagePort } from 'node:worker_threads';
+import { DiceError } from '../errors.js';
 import type { StatsOptions, StatsRequest } from '../stats/distribution.js';
 import { distribution } from '../stats/distribution.js';
 import { StatsResponseSchema } from './stats-schemas.js';
@@ -9,8 +14,23 @@ import { StatsResponseSchema } from './stats-schemas.js';
 export interface StatsTask {
   request: StatsRequest;
   options: StatsOptions;
+  /** Told `'started'` once this worker begins the computation. */
+  started?: MessagePort | undefined;
 }
 
-export default function compute(task: StatsTask): string {
-  return JSON.stringify(StatsResponseSchema.parse(distribution(task.request, task.options)));
+export type StatsOutcome =
+  | { json: string; ms: number }
+  | { refused: { code: string; message: string }; ms: number };
+
+export default function compute(task: StatsTask): StatsOutcome {
+  task.started?.postMessage('started');
+  task.started?.close();
+  const start = performance.now();
+  try {
+    const json = JSON.stringify(StatsResponseSchema.parse(distribution(task.request, task.options)));
+    return { json, ms: performance.now() - start };
+  } catch (error) {
+    if (!(error instanceof DiceError)) throw error;
+    return { refused: { code: error.code, message: error.message }, ms: performance.now() - start };
+  }
 }

@@ -34,6 +34,7 @@ import { type BuiltPage, loadPage, registerPage } from './page.js';
 import { registerRateLimit } from './rate-limit.js';
 import { requestLoggerFactory } from './request-log.js';
 import { registerRestRoutes } from './routes.js';
+import { StatsBudget } from './stats-budget.js';
 import { registerTableEvents } from './table-events.js';
 import { ThrowBuckets } from './throw-budget.js';
 import { fairTurns } from './turns.js';
@@ -61,9 +62,9 @@ const loadBuiltPage = (): BuiltPage | undefined => {
   return builtPage.page;
 };
 
-/** The response headers a page on another origin may read: the rate limit's (docs/api.md#headers). */
+/** The response headers a page on another origin may read: the limits' and the validator (docs/api.md#headers). */
 export const EXPOSED_HEADERS =
-  'retry-after, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset, x-ratelimit-throws-limit, x-ratelimit-throws-remaining, x-ratelimit-throws-reset';
+  'retry-after, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset, x-ratelimit-throws-limit, x-ratelimit-throws-remaining, x-ratelimit-throws-reset, x-ratelimit-stats-limit, x-ratelimit-stats-remaining, x-ratelimit-stats-reset, etag';
 
 const INDEX_LINKS = {
   openapi: '/openapi.json',
@@ -193,21 +194,28 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
     // With REDIS_URL, shared by every instance through the request limit's connection.
     shared,
   });
-  const contextOf = (request: FastifyRequest, reply?: FastifyReply): DiceContext => ({
-    log: request.log,
-    random,
-    dicePerRoll: config.dicePerRoll,
-    dicePerBatch: config.dicePerBatch,
-    stats,
-    throwsPerRequest: config.throwsPerRequest,
-    throwMeter: throwBuckets.meter(
-      // The request limit's key: an IPv4 address as it is, an IPv6 one by its prefix.
-      request.ip.includes(':') ? addressKey(request.ip, config.ipv6PrefixLength) : request.ip,
-      reply,
-    ),
-    trust,
-    address: request.ip,
+  // Every uncached distribution of an address draws on its share of the stats workers' time.
+  const statsBudget = new StatsBudget({
+    burstMs: config.statsBurstMs,
+    msPerSecond: config.statsMsPerSecond,
+    addresses: LIMITS.rateLimitAddresses,
   });
+  const contextOf = (request: FastifyRequest, reply?: FastifyReply): DiceContext => {
+    // The request limit's key: an IPv4 address as it is, an IPv6 one by its prefix.
+    const key = request.ip.includes(':') ? addressKey(request.ip, config.ipv6PrefixLength) : request.ip;
+    return {
+      log: request.log,
+      random,
+      dicePerRoll: config.dicePerRoll,
+      dicePerBatch: config.dicePerBatch,
+      stats,
+      throwsPerRequest: config.throwsPerRequest,
+      throwMeter: throwBuckets.meter(key, reply),
+      statsMeter: statsBudget.meter(key, reply),
+      trust,
+      address: request.ip,
+    };
+  };
 
   // A stream, not an operation: a hand-written route beside the table's.
   registerTableEvents(app, {

@@ -45,6 +45,21 @@ export const THROWS_HEADERS = {
   'x-ratelimit-throws-reset': integerHeader('Seconds until that budget is full again.'),
 } as const;
 
+/**
+ * The headers of the /v1/stats budget per address (docs/operations.md#what-one-address-can-cost),
+ * in milliseconds of worker computing time, on the answers of the stats operations.
+ */
+export const STATS_HEADERS = {
+  'x-ratelimit-stats-limit': integerHeader(
+    'Milliseconds of exact-distribution computing the caller’s address may use at once (its stats budget).',
+  ),
+  'x-ratelimit-stats-remaining': integerHeader('Milliseconds left in that budget after this request.'),
+  'x-ratelimit-stats-reset': integerHeader('Seconds until that budget is full again.'),
+} as const;
+
+/** The paths of the stats operations, whose 200, 429 and 503 carry STATS_HEADERS. */
+const STATS_PATHS = new Set(['/v1/stats']);
+
 /** The paths of the rolling operations, whose answers carry THROWS_HEADERS. */
 const ROLLING_PATHS = new Set(['/v1/roll', '/v1/roll/batch']);
 
@@ -58,6 +73,9 @@ const HEADER_COMPONENTS: Readonly<Record<string, string>> = {
   'x-ratelimit-throws-limit': 'RateLimitThrowsLimit',
   'x-ratelimit-throws-remaining': 'RateLimitThrowsRemaining',
   'x-ratelimit-throws-reset': 'RateLimitThrowsReset',
+  'x-ratelimit-stats-limit': 'RateLimitStatsLimit',
+  'x-ratelimit-stats-remaining': 'RateLimitStatsRemaining',
+  'x-ratelimit-stats-reset': 'RateLimitStatsReset',
   'retry-after': 'RetryAfter',
 };
 
@@ -91,9 +109,12 @@ export function declareHttpBehaviour<T>(document: T, declarations: HttpDeclarati
   components.headers = {
     ...components.headers,
     ...Object.fromEntries(
-      Object.entries({ ...RATE_LIMIT_HEADERS, ...THROWS_HEADERS, 'retry-after': RETRY_AFTER_HEADER }).map(
-        ([name, header]) => [HEADER_COMPONENTS[name], header],
-      ),
+      Object.entries({
+        ...RATE_LIMIT_HEADERS,
+        ...THROWS_HEADERS,
+        ...STATS_HEADERS,
+        'retry-after': RETRY_AFTER_HEADER,
+      }).map(([name, header]) => [HEADER_COMPONENTS[name], header]),
     ),
   };
   components.schemas = {
@@ -141,11 +162,13 @@ export function declareHttpBehaviour<T>(document: T, declarations: HttpDeclarati
 
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
     const throws = ROLLING_PATHS.has(path) ? Object.keys(THROWS_HEADERS) : [];
+    const stats = STATS_PATHS.has(path) ? Object.keys(STATS_HEADERS) : [];
     for (const operation of Object.values(item)) {
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
         const names = [
           ...Object.keys(RATE_LIMIT_HEADERS),
           ...(status === '200' || status === '400' || status === '429' ? throws : []),
+          ...(status === '200' || status === '429' || status === '503' ? stats : []),
           ...(status === '429' ? ['retry-after'] : []),
         ];
         response.headers = {

@@ -98,9 +98,38 @@ interface MediaType {
 }
 interface DocumentOperation {
   security?: unknown;
+  parameters?: unknown[];
   requestBody?: { content?: Record<string, MediaType> };
-  responses?: Record<string, { content?: Record<string, MediaType> }>;
+  responses?: Record<
+    string,
+    { description?: string; headers?: Record<string, unknown>; content?: Record<string, MediaType> }
+  >;
 }
+
+/**
+ * The validator headers of an operation with `cache` (src/api/operations.ts), as components: what
+ * its 200 and its 304 carry (docs/stats.md, "HTTP caching").
+ */
+const CACHE_HEADERS = {
+  ETag: {
+    description:
+      'A strong validator of this answer (the service version and the normalised request); send it back in If-None-Match.',
+    schema: {
+      type: 'string',
+      pattern: '^"[A-Za-z0-9_-]{27}"$',
+      example: '"3q2k0cJ3m0t4Q1uV8Zb6aW9yXe5Rr7Ls2Hn4Pd1"',
+    },
+  },
+  CacheControl: {
+    description:
+      'Public caching: the answer never changes for this request within one version of the service.',
+    schema: { type: 'string' },
+  },
+} as const;
+const cacheHeaderRefs = {
+  etag: { $ref: '#/components/headers/ETag' },
+  'cache-control': { $ref: '#/components/headers/CacheControl' },
+};
 
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 const idOf = (schema: z.ZodType | undefined): string | undefined => schema?.meta()?.id as string | undefined;
@@ -265,6 +294,42 @@ export function buildOpenApiDocument(
         },
       };
     }
+  }
+  // Answers that never change for their input: the validator on the 200, and the 304.
+  let cached = false;
+  for (const entry of entries) {
+    if (entry.cache === undefined || entry.method !== 'GET') continue;
+    const op = (document.paths?.[entry.path] as Record<string, DocumentOperation> | undefined)?.get;
+    if (op === undefined) continue;
+    cached = true;
+    const maxAge = `public, max-age=${entry.cache.maxAgeSeconds}`;
+    op.parameters = [
+      ...(op.parameters ?? []),
+      {
+        in: 'header',
+        name: 'If-None-Match',
+        required: false,
+        description:
+          'The ETag of an answer already held: when it still matches, 304 with no body, before any work.',
+        schema: { type: 'string' },
+      },
+    ];
+    const ok = op.responses?.['200'];
+    if (ok !== undefined) {
+      ok.headers = { ...ok.headers, ...cacheHeaderRefs };
+      ok.description = `${ok.description ?? 'Successful response'}; carries ETag and \`Cache-Control: ${maxAge}\`.`;
+    }
+    op.responses = {
+      ...op.responses,
+      '304': {
+        description: `Not Modified: If-None-Match named this answer's ETag. No body; ETag and \`Cache-Control: ${maxAge}\` again.`,
+        headers: { ...cacheHeaderRefs },
+      },
+    };
+  }
+  if (cached && document.components !== undefined) {
+    const components = document.components as { headers?: Record<string, unknown> };
+    components.headers = { ...components.headers, ...CACHE_HEADERS };
   }
   // The event stream, next to the table log whose `id` it takes (absent with the log).
   const rolls = document.paths?.[TABLE_ROLLS_PATH]?.get as { parameters?: { in: string; name: string }[] };

@@ -3,7 +3,7 @@
 // estimated before any work, and the answer is built from integer counts over one denominator.
 // Pure: no HTTP, no tRPC, no worker; src/stats/pool.ts runs it off the event loop.
 
-import { RequestError } from '../errors.js';
+import { FormulaError, RequestError } from '../errors.js';
 import type { DiceModifier, ExpressionNode, FormulaNode, GroupModifier } from '../formula/ast.js';
 import { parseFormula, parseFragment } from '../formula/parse.js';
 import { LIMITS } from '../limits.js';
@@ -117,7 +117,7 @@ export function distribution(request: StatsRequest, options?: StatsOptions): Sta
       ...describeTotals(totals, exploding && totals.tail > 0n ? depth : undefined),
     };
   }
-  if (plan.summaryOnly) return { ...base, ...summary(groups, prepared.modifier) };
+  if (plan.summary !== undefined) return { ...base, ...plan.summary };
   let result: TermDistribution = { min: prepared.modifier, step: 1, counts: [1n], tail: 0n, denominator: 1n };
   for (const group of groups) result = addDistributions(result, termDistribution(group, depth));
   return { ...base, ...describe(result, exploding && result.tail > 0n ? depth : undefined) };
@@ -128,8 +128,16 @@ export function distribution(request: StatsRequest, options?: StatsOptions): Sta
  * the size and the cost), without the work: it throws exactly what distribution() would throw
  * before computing. The service calls it on the event loop, so only valid work reaches a worker.
  */
-export function checkDistribution(request: StatsRequest, options?: StatsOptions): void {
-  planDistribution(request, options);
+export function checkDistribution(request: StatsRequest, options?: StatsOptions): DistributionEstimate {
+  const plan = planDistribution(request, options);
+  return { cost: plan.expression?.cost ?? plan.cost, budget: options?.costBudget ?? LIMITS.statsCostBudget };
+}
+
+/** What checkDistribution estimated a distribution costs, and the budget it was held to. */
+export interface DistributionEstimate {
+  /** Estimated units of work (64-bit word operations). */
+  cost: number;
+  budget: number;
 }
 
 interface Plan {
@@ -137,6 +145,10 @@ interface Plan {
   groups: readonly GroupPlan[];
   depth: number;
   summaryOnly: boolean;
+  /** The estimated units of work of a formula without arithmetic (0 for a summary). */
+  cost: number;
+  /** A summary, computed while checking (it costs one die per term). */
+  summary?: Omit<StatsResponse, 'formula' | 'advantageState'>;
   /** For a formula with arithmetic or groups: its estimate (src/stats/expression.ts). */
   expression?: ExpressionPlan;
 }
@@ -156,15 +168,30 @@ function planDistribution(request: StatsRequest, options?: StatsOptions): Plan {
       options?.costBudget ?? LIMITS.statsCostBudget,
       options?.outcomesMax ?? LIMITS.statsOutcomesMax,
     );
-    return { prepared, groups, depth, summaryOnly: false, expression };
+    return { prepared, groups, depth, summaryOnly: false, cost: expression.cost, expression };
   }
-  if (listedSupport(groups, depth) > (options?.outcomesMax ?? LIMITS.statsOutcomesMax)) {
-    if (groups.some(termSelects)) {
+  const outcomesMax = options?.outcomesMax ?? LIMITS.statsOutcomesMax;
+  const support = listedSupport(groups, depth);
+  if (support > outcomesMax) {
+    // Every refusal says how many totals were estimated (docs/stats.md).
+    const tooMany = `This formula could have about ${formatCost(support)} totals, more than the ${outcomesMax} that can be listed`;
+    if (groups.some(termSelects))
+      throw new TooComplexError(`${tooMany}, and its keep or drop has no exact summary.`);
+    try {
+      return {
+        prepared,
+        groups,
+        depth,
+        summaryOnly: true,
+        cost: 0,
+        summary: summary(groups, prepared.modifier),
+      };
+    } catch (error) {
+      if (!(error instanceof TooComplexError)) throw error;
       throw new TooComplexError(
-        'This formula has too many possible totals to list, and its keep or drop has no exact summary.',
+        `${tooMany}, and its exploding dice (on a compare point, clamped, custom or counting successes) have no exact summary.`,
       );
     }
-    return { prepared, groups, depth, summaryOnly: true };
   }
   const budget = options?.costBudget ?? LIMITS.statsCostBudget;
   const cost = estimateCost(groups, depth);
@@ -173,7 +200,7 @@ function planDistribution(request: StatsRequest, options?: StatsOptions): Plan {
       `This formula's exact distribution would take about ${formatCost(cost)} units of work; the limit is ${formatCost(budget)}.`,
     );
   }
-  return { prepared, groups, depth, summaryOnly: false };
+  return { prepared, groups, depth, summaryOnly: false, cost };
 }
 
 // --- what the engine knows -------------------------------------------------------------------
@@ -397,8 +424,35 @@ function termEngine(groups: readonly GroupPlan[], depth: number): TermEngine {
 
 function checkGroups(prepared: PreparedRoll): readonly GroupPlan[] {
   checkFields(prepared, KNOWN_PREPARED_FIELDS, "A roll's");
-  for (const plan of prepared.groups) checkTerm(plan);
-  return prepared.groups;
+  const groups = prepared.groups.map(withoutPlainMatch);
+  for (const plan of groups) {
+    try {
+      checkTerm(plan);
+    } catch (error) {
+      if (plan.match?.total === true && error instanceof FormulaError) {
+        throw new FormulaError(
+          'Matching sets as the total (mt) are not computed by /v1/stats: that total counts the values shown by several dice, which this engine does not track (m alone leaves the total unchanged and is answered).',
+          'formula',
+          undefined,
+        );
+      }
+      if (!(error instanceof TooComplexError)) throw error;
+      // A refusal by the shape of a die (its sides) names the figure it was refused for.
+      throw new TooComplexError(`${error.message} This formula has dice of ${plan.sides} sides.`);
+    }
+  }
+  return groups;
+}
+
+/**
+ * `m` only lists the matching sets; the total is the term's as if `m` were not written
+ * (docs/language.md), so its distribution is the plain term's. `mt` makes the number of sets the
+ * total, and stays refused.
+ */
+function withoutPlainMatch(plan: GroupPlan): GroupPlan {
+  if (plan.match === undefined || plan.match.total) return plan;
+  const { match: _listedOnly, ...rest } = plan;
+  return rest;
 }
 
 // --- the answer --------------------------------------------------------------------------------

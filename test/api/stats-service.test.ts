@@ -95,3 +95,116 @@ describe('a full queue', () => {
     }
   }, 30_000);
 });
+
+/** A computation that keeps the one worker busy for a long while (over a second on the bench machine). */
+const LONG = { formula: '12d8!kl6' };
+
+describe('the time limit counts only the computation', () => {
+  it('a cheap computation queued behind a long one is answered, though the long one was stopped at the limit', async () => {
+    // Each computation may take 300 ms once its worker starts it; the queue wait is the default.
+    const hurried = new StatsService({ threads: 1, timeoutMs: 300 });
+    try {
+      const long = hurried.json(LONG);
+      const cheap = hurried.json({ formula: '3d6+7' });
+      // The long one is stopped at its own limit, and says so...
+      await expect(long).rejects.toMatchObject({
+        code: 'too_complex',
+        message: expect.stringMatching(/longer than the limit of 0\.3 s of computation \(estimated at about/),
+      });
+      // ...while the cheap one, which waited longer than 300 ms for the worker, is computed.
+      expect(JSON.parse(await cheap)).toEqual(distribution({ formula: '3d6+7' }));
+    } finally {
+      await hurried.close();
+    }
+  }, 30_000);
+
+  it('a computation that waited longer than the queue wait for a worker is 503 unavailable, never too_complex', async () => {
+    const { StatsBusyError } = await import('../../src/errors.js');
+    const waiting = new StatsService({ threads: 1, queueWaitMs: 100 });
+    try {
+      // The thread started (its start may take longer than the wait), so that the long one is
+      // under way at once.
+      for (let tries = 0; tries < 50; tries++) {
+        if (
+          await waiting.json({ formula: '1d6' }).then(
+            () => true,
+            () => false,
+          )
+        )
+          break;
+      }
+      const long = waiting.json(LONG);
+      const cheap = waiting.json({ formula: '3d6!+7' });
+      const refused = await cheap.then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(refused).toBeInstanceOf(StatsBusyError);
+      expect(refused).toMatchObject({ code: 'unavailable', status: 503, retryAfterSeconds: 1 });
+      expect((refused as Error).message).toMatch(/stayed busy for as long as a computation may wait/);
+      // The long one, already under way, is not cut short by the queue wait.
+      expect(JSON.parse(await long).listing).toBe('probabilities');
+      // Nothing was cached for the refused one: asked again, it is computed.
+      expect(JSON.parse(await waiting.json({ formula: '3d6!+7' })).formula).toBe('3d6!+7');
+    } finally {
+      await waiting.close();
+    }
+  }, 30_000);
+});
+
+describe('the meter of an address', () => {
+  /** A meter that records what the service asks of it. */
+  const recording = () => {
+    const calls: string[] = [];
+    return {
+      calls,
+      meter: {
+        admit: () => {
+          calls.push('admit');
+          return Promise.resolve();
+        },
+        settle: (ms: number) => {
+          calls.push(`settle ${ms > 0 ? 'positive' : ms}`);
+        },
+        served: () => {
+          calls.push('served');
+        },
+      },
+    };
+  };
+
+  it('admits and charges a computation with the time it took, and a cached answer costs nothing', async () => {
+    const { calls, meter } = recording();
+    await service.json({ formula: '5d6!kh2' }, meter);
+    expect(calls).toEqual(['admit', 'settle positive']);
+    await service.json({ formula: '5d6!kh2' }, meter);
+    expect(calls).toEqual(['admit', 'settle positive', 'served']);
+  });
+
+  it('a refusal before any work admits nothing and charges nothing', () => {
+    const { calls, meter } = recording();
+    expect(() => service.json({ formula: '1000d20' }, meter)).toThrow(
+      expect.objectContaining({ code: 'too_complex' }),
+    );
+    expect(calls).toEqual([]);
+  });
+
+  it('a computation stopped at the time limit is charged about that limit', async () => {
+    const hurried = new StatsService({ threads: 1, timeoutMs: 100 });
+    let charged = -1;
+    try {
+      await expect(
+        hurried.json(LONG, {
+          admit: () => Promise.resolve(),
+          settle: (ms) => {
+            charged = ms;
+          },
+          served: () => {},
+        }),
+      ).rejects.toMatchObject({ code: 'too_complex' });
+    } finally {
+      await hurried.close();
+    }
+    expect(charged).toBeGreaterThanOrEqual(99);
+  }, 30_000);
+});

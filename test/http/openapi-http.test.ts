@@ -27,6 +27,10 @@ const RATE_LIMIT = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-r
 /** The throws budget's headers: on the rolling operations' 200, 400 and 429 only. */
 const THROWS = ['x-ratelimit-throws-limit', 'x-ratelimit-throws-remaining', 'x-ratelimit-throws-reset'];
 const ROLLING = new Set(['/v1/roll', '/v1/roll/batch']);
+/** The stats budget's headers: on the stats operations' 200, 429 and 503 only. */
+const STATS = ['x-ratelimit-stats-limit', 'x-ratelimit-stats-remaining', 'x-ratelimit-stats-reset'];
+/** The validator of an answer that never changes: on GET /v1/stats's 200 and 304. */
+const CACHE = ['etag', 'cache-control'];
 
 describe('what the OpenAPI document says about HTTP', () => {
   let app: FastifyInstance;
@@ -53,11 +57,13 @@ describe('what the OpenAPI document says about HTTP', () => {
           const expected = [
             ...RATE_LIMIT,
             ...(ROLLING.has(path) && ['200', '400', '429'].includes(status) ? THROWS : []),
+            ...(path === '/v1/stats' && ['200', '429', '503'].includes(status) ? STATS : []),
+            ...(path === '/v1/stats' && method === 'get' && ['200', '304'].includes(status) ? CACHE : []),
             ...(status === '429' ? ['retry-after'] : []),
           ].sort();
           expect(names, `${method} ${path} ${status}`).toEqual(expected);
-          for (const header of Object.values(response.headers ?? {})) {
-            expect(deref(header.$ref)?.schema.type).toBe('integer');
+          for (const [name, header] of Object.entries(response.headers ?? {})) {
+            expect(deref(header.$ref)?.schema.type).toBe(CACHE.includes(name) ? 'string' : 'integer');
           }
           responses++;
         }
@@ -88,6 +94,42 @@ describe('what the OpenAPI document says about HTTP', () => {
     for (const name of declared) expect(rolled.headers[name], name).toMatch(/^\d+$/);
   });
 
+  it('declares what GET /v1/stats really answers: the validator and the stats budget on its 200, and its 304', async () => {
+    const get = doc.paths['/v1/stats']?.get as unknown as {
+      parameters: { in: string; name: string; description?: string }[];
+      responses: Record<string, Response & { description: string }>;
+    };
+    const declared = (status: string) => Object.keys(get.responses[status]?.headers ?? {});
+    const url = '/v1/stats?formula=4d6kh3';
+    const ok = await app.inject({ url, remoteAddress: '127.0.0.10' });
+    expect(ok.statusCode).toBe(200);
+    for (const name of declared('200')) expect(ok.headers[name], name).toBeDefined();
+    const etagSchema = doc.components.headers.ETag as unknown as { schema: { pattern: string } };
+    expect(ok.headers.etag).toMatch(new RegExp(etagSchema.schema.pattern));
+    expect(get.responses['200']!.description).toContain(`Cache-Control: ${ok.headers['cache-control']}`);
+    // The 304: no body, the headers the document lists.
+    expect(get.parameters.some((p) => p.in === 'header' && p.name === 'If-None-Match')).toBe(true);
+    const again = await app.inject({
+      url,
+      remoteAddress: '127.0.0.10',
+      headers: { 'if-none-match': ok.headers.etag as string },
+    });
+    expect(again.statusCode).toBe(304);
+    expect(again.body).toBe('');
+    expect(get.responses['304']!.content).toBeUndefined();
+    for (const name of declared('304')) expect(again.headers[name], name).toBeDefined();
+    expect(again.headers.etag).toBe(ok.headers.etag);
+    expect(get.responses['304']!.description).toContain(`Cache-Control: ${again.headers['cache-control']}`);
+    // The formula parameter says what the language is and that a query takes no tag.
+    const formula = get.parameters.find((p) => p.in === 'query' && p.name === 'formula');
+    expect(formula?.description).toMatch(/arithmetic/);
+    expect(formula?.description).toMatch(/groups/);
+    expect(formula?.description).toMatch(/A query takes no tags/);
+    expect(formula?.description).not.toMatch(/signed sum|listed in `tags`/);
+    const tagged = await app.inject({ url: '/v1/stats?formula=1d8%20fire', remoteAddress: '127.0.0.10' });
+    expectError(tagged, 400, 'invalid_formula');
+  });
+
   it('has one ApiError schema that every documented error example fits, and the 404 as it is answered', async () => {
     const apiError = doc.components.schemas.ApiError as {
       properties: { error: { properties: { code: { enum: string[] } } } };
@@ -97,7 +139,8 @@ describe('what the OpenAPI document says about HTTP', () => {
     const examples = Object.values(doc.paths).flatMap((item) =>
       Object.values(item).flatMap((operation) =>
         Object.entries(operation.responses)
-          .filter(([status]) => status !== '200')
+          // Every error; the 304 of a cached answer has no body.
+          .filter(([status]) => status !== '200' && status !== '304')
           .map(([, response]) => response.content?.['application/json']?.example),
       ),
     );

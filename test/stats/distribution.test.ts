@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseFormula } from '../../src/formula/parse.js';
 import type { StatsRequest } from '../../src/stats/distribution.js';
-import { checkFormulaNode, distribution } from '../../src/stats/distribution.js';
+import { checkDistribution, checkFormulaNode, distribution } from '../../src/stats/distribution.js';
 import { expectExactAs } from './enumerate.js';
 
 /** Engine and enumeration agree exactly: every total's count, the tail, nothing else listed. */
@@ -122,6 +122,25 @@ describe('refusals', () => {
       expect.objectContaining({ code: 'too_complex' }),
     );
   });
+  it.each([
+    // The budget of work, for a sum and for arithmetic.
+    ['1000d20', /would take about 1\.4e10 units of work; the limit is 2\.0e9/],
+    ['(1000d20)*2', /would take about \d\.\de\d+ units of work; the limit is 2\.0e9/],
+    // Too many totals to list, for a keep (no summary) and for exploding dice with no summary.
+    ['1000d100kh500', /could have about 5\.0e4 totals, more than the 25000 that can be listed/],
+    ['1000d6!kh500', /could have about 1\.3e5 totals, more than the 25000 that can be listed/],
+    ['300d100!>=90', /could have about \d\.\de\d+ totals, more than the 25000 that can be listed/],
+    ['(100d6)*(100d6)', /could have about \d\.\de\d+ totals, more than the 25000/],
+    // The size of a die the general engine cannot take.
+    ['1d4294967296!>=5', /This formula has dice of 4294967296 sides\./],
+    ['{2d4294967296}kh1', /This formula has dice of 4294967296 sides\./],
+  ])('every too_complex message carries its estimate: %s', (formula, estimate) => {
+    // Refused by the check alone, on the event loop, before any work (the service's worker
+    // never meets a refusal of its own).
+    expect(() => checkDistribution({ formula })).toThrow(expect.objectContaining({ code: 'too_complex' }));
+    expect(() => checkDistribution({ formula })).toThrow(estimate);
+  });
+
   it('the roll rules stay: a bad formula, a bad depth', () => {
     expect(() => distribution({ formula: '2+5' })).toThrow(
       expect.objectContaining({ code: 'invalid_formula' }),
@@ -284,6 +303,8 @@ describe("a plan's fields", () => {
     expect(() => modelGroupForTest({ ...plan, sparkle: 2 })).toThrow(/sparkle is not yet supported/);
     expect(() => modelGroupForTest({ ...plan, explode: 7 })).toThrow(/not yet supported/);
     expect(() => distribution({ formula: '4d6u' })).toThrow(/Unique dice \(u, uo\) are not computed/);
-    expect(() => distribution({ formula: '4d6mt' })).toThrow(/Matching sets \(m, mt\) are not computed/);
+    expect(() => distribution({ formula: '4d6mt' })).toThrow(
+      /Matching sets as the total \(mt\) are not computed/,
+    );
   });
 });

@@ -44,7 +44,11 @@ describe('Part C forms in /v1/stats', () => {
     expect(listed * den + n * BigInt(d.denominator!)).toBe(BigInt(d.denominator!) * den);
   });
 
-  it.each(['4d6u', '4d6uo<3', '20d6m', '20d6mt'])('%s is refused with the reason', (formula) => {
+  it('20d6m is answered: m never changes the total (test/stats/second-edition.test.ts)', () => {
+    expect(distribution({ formula: '20d6m' }).outcomes).toEqual(distribution({ formula: '20d6' }).outcomes);
+  });
+
+  it.each(['4d6u', '4d6uo<3', '20d6mt'])('%s is refused with the reason', (formula) => {
     expect(() => distribution({ formula })).toThrow(
       /(Unique dice|Matching sets) .* are not computed by \/v1\/stats/,
     );

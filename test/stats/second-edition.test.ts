@@ -190,8 +190,34 @@ describe('known values', () => {
     );
   });
 
-  it('unique dice and matching sets are refused with their reason', () => {
+  it('unique dice and matching sets as the total are refused with their reason', () => {
     expect(() => distribution({ formula: '4d6u' })).toThrow(/Unique dice/);
-    expect(() => distribution({ formula: '20d6mt' })).toThrow(/Matching sets/);
+    expect(() => distribution({ formula: '20d6mt' })).toThrow(/Matching sets as the total \(mt\)/);
+  });
+
+  it('m lists matching sets and leaves the total alone: 20d6m is 20d6 count for count', () => {
+    for (const [withSets, plain] of [
+      ['20d6m', '20d6'],
+      ['8d6m3', '8d6'],
+      ['6d6kh4m', '6d6kh4'],
+      ['6d6m3x2', '6d6x2'],
+      ['4d6!m', '4d6!'],
+      ['{3d6m, 2d8}kh1', '{3d6, 2d8}kh1'],
+    ] as const) {
+      const d = distribution({ formula: withSets });
+      expect(d, withSets).toEqual({ ...distribution({ formula: plain }), formula: withSets });
+    }
+  });
+
+  it('m through the real roller: every roll of a few small pools, count for count', () => {
+    for (const formula of ['3d4m', '3d3m3', '3d4kh2m', '2d3!m', '3d4>=3m']) {
+      for (const depth of formula.includes('!') ? [1, 2] : [0]) {
+        try {
+          expectExactAs({ formula }, depth, false);
+        } catch (error) {
+          throw new Error(`${formula} depth ${depth}: ${(error as Error).message}`);
+        }
+      }
+    }
   });
 });

@@ -8,6 +8,7 @@ import { MESSAGES, ThrowsSpentError } from '../../src/errors.js';
 import { buildApp } from '../../src/http/app.js';
 import { ThrowBuckets } from '../../src/http/throw-budget.js';
 import { LIMITS } from '../../src/limits.js';
+import { callToolOverHttp } from '../support/app.js';
 
 /** Every die lands on 1: `r<N` rerolls it every time, to the reroll cap. */
 const ones = { die: () => 1 };
@@ -108,19 +109,9 @@ describe('the throws budget of an address', () => {
     });
     expect(trpcRefused.statusCode).toBe(429);
     expect(trpcRefused.json().error.data.api).toMatchObject({ code: 'rate_limited', retryAfter: 3_888 });
-    const mcp = await built.inject({
-      method: 'POST',
-      url: '/mcp',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      payload: {
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: { name: 'roll', arguments: { formula: '1d6' } },
-      },
-    });
+    const mcp = await callToolOverHttp(built, 'roll', { formula: '1d6' });
     expect(mcp.statusCode).toBe(200);
-    const result = mcp.json().result as { isError: boolean; content: { text: string }[] };
+    const result = mcp.result;
     expect(result.isError).toBe(true);
     expect(result.content[0]!.text).toContain('"code":"rate_limited"');
   });

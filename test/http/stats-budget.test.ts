@@ -8,7 +8,7 @@ import type { Config } from '../../src/config.js';
 import { MESSAGES, StatsSpentError } from '../../src/errors.js';
 import { StatsBudget } from '../../src/http/stats-budget.js';
 import { LIMITS } from '../../src/limits.js';
-import { expectError, makeApp } from '../support/app.js';
+import { callToolOverHttp, expectError, makeApp } from '../support/app.js';
 
 let app: FastifyInstance | undefined;
 afterEach(async () => {
@@ -72,19 +72,9 @@ describe('the stats budget of an address', () => {
     expect(trpc.statusCode).toBe(429);
     expect(trpc.json().error.data.api).toMatchObject({ code: 'rate_limited', message: MESSAGES.statsSpent });
     expect(trpc.json().error.data.api.retryAfter).toBeGreaterThanOrEqual(1);
-    const mcp = await built.inject({
-      method: 'POST',
-      url: '/mcp',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      payload: {
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: { name: 'stats', arguments: { formula: '2d8+3' } },
-      },
-    });
+    const mcp = await callToolOverHttp(built, 'stats', { formula: '2d8+3' });
     expect(mcp.statusCode).toBe(200);
-    const result = mcp.json().result as { isError: boolean; content: { text: string }[] };
+    const result = mcp.result;
     expect(result.isError).toBe(true);
     expect(result.content[0]!.text).toContain('rate_limited');
   }, 30_000);

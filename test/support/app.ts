@@ -60,3 +60,18 @@ function expectSafeMessage(message: string): void {
   expect(message).not.toMatch(/\bat .+:\d+:\d+/);
   expect(message).not.toMatch(/zod|Invalid input|Unexpected token|FST_|TRPC|SyntaxError|stack/i);
 }
+
+/** An MCP `tools/call` of `name` over POST /mcp, as a client would send it; its JSON-RPC result. */
+export async function callToolOverHttp(
+  app: FastifyInstance,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ statusCode: number; result: { isError: boolean; content: { text: string }[] } }> {
+  const answer = await app.inject({
+    method: 'POST',
+    url: '/mcp',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    payload: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } },
+  });
+  return { statusCode: answer.statusCode, result: answer.json().result };
+}

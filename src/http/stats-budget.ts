@@ -5,9 +5,10 @@
 // STATS_MS_PER_SECOND, and runs one computation at a time: the others wait for their turn (a few
 // at most, then 429). A computation starts when its turn comes and the address's bucket is not
 // empty (else 429 rate_limited with retry-after), and is charged afterwards with the time it took,
-// measured in the worker (a computation stopped at the time limit is charged that limit). Answers already cached, or shared with a computation under way,
-// cost nothing. One address therefore takes at most STATS_BURST_MS plus one time limit of worker
-// time at once, and STATS_MS_PER_SECOND per second on average.
+// measured in the worker (a computation stopped at the time limit is charged that limit).
+// Answers already cached, or shared with a computation under way, cost nothing. One address
+// therefore takes at most STATS_BURST_MS plus one time limit of worker time at once, and
+// STATS_MS_PER_SECOND per second on average.
 //
 // The bucket is the throws budget's (src/http/throw-budget.ts), counting milliseconds instead of
 // throws; the headers and the 429 read like its own.

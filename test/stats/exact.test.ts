@@ -3,6 +3,17 @@ import { describe, expect, it } from 'vitest';
 import { bitLength, fraction, ratiosOver, ratioToNumber } from '../../src/stats/exact.js';
 import { pack, unpack } from '../../src/stats/poly.js';
 
+/** A positive BigInt of at most `bits` bits. */
+const bigint = (bits: number) => fc.bigInt({ min: 1n, max: (1n << BigInt(bits)) - 1n });
+
+/** An exact tie at 53 bits and one away: m/8 for an odd 54-bit m, times a large d, nudged by -1..1. */
+const tieAtPrecision = fc
+  .tuple(fc.bigInt({ min: 2n ** 53n, max: 2n ** 54n - 1n }), bigint(400), fc.integer({ min: -1, max: 1 }))
+  .map(([m, d, nudge]) => ({
+    n: m * (d | (1n << 300n)) + BigInt(nudge),
+    divisor: (d | (1n << 300n)) << 3n,
+  }));
+
 describe('ratioToNumber: the nearest double of n/d', () => {
   it('agrees with IEEE division of the same ratio scaled into huge integers', () => {
     fc.assert(
@@ -50,25 +61,17 @@ function referenceRatio(n: bigint, d: bigint): number {
 
 describe('ratioToNumber on counts of hundreds of bits', () => {
   it('agrees with the BigInt reference, ties and their neighbours included', () => {
-    const bigint = (bits: number) => fc.bigInt({ min: 1n, max: (1n << BigInt(bits)) - 1n });
     fc.assert(
       fc.property(bigint(1000), bigint(900), (n, d) => {
         expect(ratioToNumber(n, d | (1n << 250n))).toBe(referenceRatio(n, d | (1n << 250n)));
       }),
       { numRuns: 2000 },
     );
-    // Exact ties at 53 bits and one away: m/8 for an odd 54-bit m, times a large d.
+    // Exact ties at 53 bits and one away (tieAtPrecision).
     fc.assert(
-      fc.property(
-        fc.bigInt({ min: 2n ** 53n, max: 2n ** 54n - 1n }),
-        bigint(400),
-        fc.integer({ min: -1, max: 1 }),
-        (m, d, nudge) => {
-          const divisor = (d | (1n << 300n)) << 3n;
-          const n = m * (d | (1n << 300n)) + BigInt(nudge);
-          expect(ratioToNumber(n, divisor)).toBe(referenceRatio(n, divisor));
-        },
-      ),
+      fc.property(tieAtPrecision, ({ n, divisor }) => {
+        expect(ratioToNumber(n, divisor)).toBe(referenceRatio(n, divisor));
+      }),
       { numRuns: 2000 },
     );
   });
@@ -76,7 +79,6 @@ describe('ratioToNumber on counts of hundreds of bits', () => {
 
 describe('ratiosOver: many numerators over one denominator', () => {
   it('gives exactly what ratioToNumber gives, ties, their neighbours, tiny and huge values included', () => {
-    const bigint = (bits: number) => fc.bigInt({ min: 1n, max: (1n << BigInt(bits)) - 1n });
     fc.assert(
       fc.property(bigint(900), fc.array(bigint(1000), { minLength: 1, maxLength: 20 }), (d, numerators) => {
         const denominator = d | (1n << 60n);
@@ -90,16 +92,9 @@ describe('ratiosOver: many numerators over one denominator', () => {
     );
     // Exact ties at 53 bits and one away (as above): the cheap bound cannot decide them.
     fc.assert(
-      fc.property(
-        fc.bigInt({ min: 2n ** 53n, max: 2n ** 54n - 1n }),
-        bigint(400),
-        fc.integer({ min: -1, max: 1 }),
-        (m, d, nudge) => {
-          const divisor = (d | (1n << 300n)) << 3n;
-          const n = m * (d | (1n << 300n)) + BigInt(nudge);
-          expect(ratiosOver(divisor).of(n)).toBe(referenceRatio(n, divisor));
-        },
-      ),
+      fc.property(tieAtPrecision, ({ n, divisor }) => {
+        expect(ratiosOver(divisor).of(n)).toBe(referenceRatio(n, divisor));
+      }),
       { numRuns: 1000 },
     );
     // Small denominators, the subnormal range, a denominator past the fast bound.

@@ -47,12 +47,19 @@ function throwBudgetOf(ctx: DiceContext): ThrowBudget {
   return { left: limit, limit };
 }
 
+// Written out rather than through `metered`: the one roll of every GET /v1/roll makes no closure
+// (docs/performance.md#the-http-request-path).
 export function rollOne(request: RollRequest, ctx: DiceContext): RollResponse {
   const throwBudget = throwBudgetOf(ctx);
-  return metered(ctx, throwBudget, () => {
+  const meter = ctx.throwMeter;
+  meter?.admit();
+  try {
     const prepared = prepareRoll(request, { dicePerRoll: ctx.dicePerRoll });
-    return rollPrepared(prepared, { random: ctx.random, onDeprecation: deprecationLogger(ctx), throwBudget });
-  });
+    const onDeprecation = prepared.deprecations.length === 0 ? undefined : deprecationLogger(ctx);
+    return rollPrepared(prepared, { random: ctx.random, onDeprecation, throwBudget });
+  } finally {
+    meter?.charge(Math.min(throwBudget.limit, throwBudget.limit - throwBudget.left));
+  }
 }
 
 /** Locates an item's error inside the batch, so the message names `rolls[3].formula`. */

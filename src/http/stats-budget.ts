@@ -119,25 +119,43 @@ export class StatsBudget {
    * `x-ratelimit-stats-*` headers.
    */
   meter(key: string, reply?: FastifyReply): StatsMeter {
-    const headers = () => {
-      if (reply === undefined) return;
-      const { remaining, resetSeconds } = this.buckets.left(key);
-      reply
-        .header('x-ratelimit-stats-limit', this.buckets.burst)
-        .header('x-ratelimit-stats-remaining', remaining)
-        .header('x-ratelimit-stats-reset', resetSeconds);
-    };
-    return {
-      admit: () => {
-        const admitted = this.admit(key);
-        void admitted.then(headers, headers);
-        return admitted;
-      },
-      settle: (ms) => {
-        this.settle(key, ms);
-        headers();
-      },
-      served: headers,
-    };
+    return new RequestStatsMeter(this, key, reply);
+  }
+
+  /** The `x-ratelimit-stats-*` headers of `key` on `reply`. */
+  writeHeaders(key: string, reply: FastifyReply): void {
+    const { remaining, resetSeconds } = this.buckets.left(key);
+    reply
+      .header('x-ratelimit-stats-limit', this.buckets.burst)
+      .header('x-ratelimit-stats-remaining', remaining)
+      .header('x-ratelimit-stats-reset', resetSeconds);
+  }
+}
+
+/**
+ * One request's meter: its methods on the prototype rather than closures, because every request
+ * builds one, rolls included (docs/performance.md#the-http-request-path).
+ */
+class RequestStatsMeter implements StatsMeter {
+  constructor(
+    private readonly budget: StatsBudget,
+    private readonly key: string,
+    private readonly reply: FastifyReply | undefined,
+  ) {}
+
+  admit(): Promise<void> {
+    const admitted = this.budget.admit(this.key);
+    const headers = () => this.served();
+    void admitted.then(headers, headers);
+    return admitted;
+  }
+
+  settle(ms: number): void {
+    this.budget.settle(this.key, ms);
+    this.served();
+  }
+
+  served(): void {
+    if (this.reply !== undefined) this.budget.writeHeaders(this.key, this.reply);
   }
 }

@@ -93,7 +93,7 @@ export class ThrowBuckets {
    * The level of `key`'s bucket in Redis after charging `throws`, or undefined when Redis is not
    * in use or fails (the process then counts in memory alone, as the request limit does).
    */
-  private sharedLevel(key: string, throws: number): Promise<number | undefined> | undefined {
+  sharedLevelOf(key: string, throws: number): Promise<number | undefined> | undefined {
     const link = this.shared;
     if (link === undefined || !link.usable) return undefined;
     const redis = link.redis as unknown as ThrowsCommand;
@@ -104,6 +104,11 @@ export class ThrowBuckets {
         return undefined;
       },
     );
+  }
+
+  /** Whether the budget is shared through Redis and Redis is answering. */
+  get sharedUsable(): boolean {
+    return this.shared?.usable === true;
   }
 
   /** Throws in `key`'s bucket now: at most `burst`, below zero while it pays back a costly roll. */
@@ -165,53 +170,72 @@ export class ThrowBuckets {
    * reply, every roll answer, a refusal included, carries the `x-ratelimit-throws-*` headers.
    */
   meter(key: string, reply?: FastifyReply): ThrowMeter {
-    /** The level Redis gave when the request was let in (shared budget only). */
-    let sharedLevel: number | undefined;
-    const headers = (budget: ThrowBuckets, charged: number) => {
-      if (reply === undefined) return;
-      const local = budget.level(key);
-      const level = sharedLevel === undefined ? local : Math.min(local, sharedLevel - charged);
-      reply
-        .header('x-ratelimit-throws-limit', budget.burst)
-        .header('x-ratelimit-throws-remaining', Math.max(0, Math.floor(level)))
-        .header(
-          'x-ratelimit-throws-reset',
-          Math.max(0, Math.ceil((budget.burst - level) / budget.perSecond)),
-        );
-    };
-    const refuse = (error: unknown): never => {
-      headers(this, 0);
-      if (error instanceof ThrowsSpentError) reply?.header('retry-after', error.retryAfterSeconds);
-      throw error;
-    };
-    return {
-      admit: () => {
-        try {
-          this.admit(key);
-        } catch (error) {
-          refuse(error);
-        }
-      },
-      sharedAdmit: () => {
-        if (this.shared?.usable !== true) return undefined;
-        // The bucket in memory refuses first, without asking Redis.
-        try {
-          this.admit(key);
-        } catch (error) {
-          return Promise.reject(error).catch(refuse);
-        }
-        return this.sharedLevel(key, 0)?.then((level) => {
-          sharedLevel = level;
-          if (level !== undefined && level <= 0) {
-            refuse(new ThrowsSpentError(Math.max(1, Math.ceil((1 - level) / this.perSecond))));
-          }
-        });
-      },
-      charge: (throws) => {
-        this.charge(key, throws);
-        headers(this, throws);
-        if (throws > 0) this.sharedLevel(key, throws);
-      },
-    };
+    return new RequestThrowMeter(this, key, reply);
+  }
+}
+
+/**
+ * One request's meter: a small object with its methods on the prototype rather than a set of
+ * closures, because every request builds one, whether it rolls or not
+ * (docs/performance.md#the-http-request-path).
+ */
+class RequestThrowMeter implements ThrowMeter {
+  /** The level Redis gave when the request was let in (shared budget only). */
+  private sharedLevel: number | undefined = undefined;
+
+  constructor(
+    private readonly budget: ThrowBuckets,
+    private readonly key: string,
+    private readonly reply: FastifyReply | undefined,
+  ) {}
+
+  admit(): void {
+    try {
+      this.budget.admit(this.key);
+    } catch (error) {
+      this.refuse(error);
+    }
+  }
+
+  sharedAdmit(): Promise<void> | undefined {
+    const budget = this.budget;
+    if (budget.sharedUsable !== true) return undefined;
+    // The bucket in memory refuses first, without asking Redis.
+    try {
+      budget.admit(this.key);
+    } catch (error) {
+      return Promise.reject(error).catch((late: unknown) => this.refuse(late));
+    }
+    return budget.sharedLevelOf(this.key, 0)?.then((level) => {
+      this.sharedLevel = level;
+      if (level !== undefined && level <= 0) {
+        this.refuse(new ThrowsSpentError(Math.max(1, Math.ceil((1 - level) / budget.perSecond))));
+      }
+    });
+  }
+
+  charge(throws: number): void {
+    this.budget.charge(this.key, throws);
+    this.headers(throws);
+    if (throws > 0) this.budget.sharedLevelOf(this.key, throws);
+  }
+
+  private headers(charged: number): void {
+    const reply = this.reply;
+    if (reply === undefined) return;
+    const budget = this.budget;
+    const local = budget.level(this.key);
+    const shared = this.sharedLevel;
+    const level = shared === undefined ? local : Math.min(local, shared - charged);
+    reply
+      .header('x-ratelimit-throws-limit', budget.burst)
+      .header('x-ratelimit-throws-remaining', Math.max(0, Math.floor(level)))
+      .header('x-ratelimit-throws-reset', Math.max(0, Math.ceil((budget.burst - level) / budget.perSecond)));
+  }
+
+  private refuse(error: unknown): never {
+    this.headers(0);
+    if (error instanceof ThrowsSpentError) this.reply?.header('retry-after', error.retryAfterSeconds);
+    throw error;
   }
 }

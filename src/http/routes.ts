@@ -88,7 +88,8 @@ function routeOf(app: FastifyInstance, entry: Operation, options: RouteOptions):
     raw: RawInput,
     answer: Promise<unknown>,
     validator: Record<string, string> | undefined,
-  ) => answer.then((value) => send(withValidator(reply, validator), value)).catch(failing(request, reply, raw));
+  ) =>
+    answer.then((value) => send(withValidator(reply, validator), value)).catch(failing(request, reply, raw));
   const sendJsonLater = (
     request: FastifyRequest,
     reply: FastifyReply,

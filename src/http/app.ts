@@ -37,7 +37,7 @@ import { registerRestRoutes } from './routes.js';
 import { StatsBudget } from './stats-budget.js';
 import { registerTableEvents } from './table-events.js';
 import { ThrowBuckets } from './throw-budget.js';
-import { fairTurns } from './turns.js';
+import { fairTurns, TURN_BUDGET_MS } from './turns.js';
 
 /** Test-only ways in; nothing here is reachable over HTTP. */
 export interface AppSeams {
@@ -166,14 +166,11 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
   });
   // During a shutdown, past its grace, the process exits before starting another request's work;
   // otherwise it starts when its address's turn comes (src/http/turns.ts).
-  const takeTurn = fairTurns();
+  const takeTurn = fairTurns(TURN_BUDGET_MS, undefined, exitIfPastGrace);
   app.addHook('preHandler', (request, _reply, done) => {
     exitIfPastGrace();
     const ip = request.ip;
-    takeTurn(ip.includes(':') ? addressKey(ip, config.ipv6PrefixLength) : ip, () => {
-      exitIfPastGrace();
-      done();
-    });
+    takeTurn(ip.includes(':') ? addressKey(ip, config.ipv6PrefixLength) : ip, done);
   });
 
   app.setErrorHandler((error, request, reply) => replyWithError(request, reply, error, bodyLimit));

@@ -13,9 +13,15 @@ export const TURN_BUDGET_MS = 5;
 /** Calls `proceed` now, or in a later turn if `key` has had its share of this one. */
 export type TakeTurn = (key: string, proceed: () => void) => void;
 
+/**
+ * `beforeLate` runs just before each request that waited for a later turn starts (the server
+ * checks its shutdown grace there); a request that starts at once is only handed to `proceed`,
+ * so the caller can pass its own callback and make no closure per request.
+ */
 export function fairTurns(
   budgetMs = TURN_BUDGET_MS,
   clock: () => number = () => performance.now(),
+  beforeLate?: () => void,
 ): TakeTurn {
   /** Addresses that started a request in the current turn. */
   const served = new Set<string>();
@@ -34,6 +40,7 @@ export function fairTurns(
     const proceed = queue.shift()!;
     if (queue.length === 0) waiting.delete(key);
     served.add(key);
+    beforeLate?.();
     proceed();
   };
   function nextTurn(): void {

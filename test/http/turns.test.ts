@@ -53,4 +53,13 @@ describe('fairTurns', () => {
     await turn();
     expect(started).toEqual(['a0', 'b1', 'a1', 'b2', 'a2', 'b3', 'a3']);
   });
+
+  it('runs beforeLate before each request that waited for a later turn, and never for one that starts at once', async () => {
+    const events: string[] = [];
+    const takeTurn = fairTurns(0, undefined, () => events.push('beforeLate'));
+    for (const name of ['a1', 'a2', 'b1']) takeTurn(name[0]!, () => events.push(name));
+    expect(events).toEqual(['a1', 'b1']);
+    await turn();
+    expect(events).toEqual(['a1', 'b1', 'beforeLate', 'a2']);
+  });
 });

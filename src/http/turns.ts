@@ -10,6 +10,9 @@
 /** How long a turn may run requests of addresses it has already served. */
 export const TURN_BUDGET_MS = 5;
 
+/** Addresses remembered as served before they are forgotten at a turn's start, all at once. */
+const SERVED_MEMORY = 1024;
+
 /** Calls `proceed` now, or in a later turn if `key` has had its share of this one. */
 export type TakeTurn = (key: string, proceed: () => void) => void;
 
@@ -23,12 +26,22 @@ export function fairTurns(
   clock: () => number = () => performance.now(),
   beforeLate?: () => void,
 ): TakeTurn {
-  /** Addresses that started a request in the current turn. */
-  const served = new Set<string>();
+  /**
+   * Per address, the turn in which it last started a request: an older turn's entry no longer
+   * counts, so nothing is cleared per turn (clearing a Set allocates a new table, once or twice
+   * every turn). Forgotten all at once, at the start of a turn, when it holds too many addresses.
+   */
+  const servedIn = new Map<string, number>();
+  let turn = 0;
   /** Requests waiting for a later turn, first come first served, per address. */
   const waiting = new Map<string, (() => void)[]>();
   let scheduled = false;
   let turnStartedAt = 0;
+  const beginTurn = () => {
+    turn++;
+    if (servedIn.size > SERVED_MEMORY) servedIn.clear();
+    turnStartedAt = clock();
+  };
   const schedule = () => {
     if (scheduled) return;
     scheduled = true;
@@ -39,14 +52,13 @@ export function fairTurns(
   const release = (key: string, queue: (() => void)[]) => {
     const proceed = queue.shift()!;
     if (queue.length === 0) waiting.delete(key);
-    served.add(key);
+    servedIn.set(key, turn);
     beforeLate?.();
     proceed();
   };
   function nextTurn(): void {
     scheduled = false;
-    served.clear();
-    turnStartedAt = clock();
+    beginTurn();
     // One request of every waiting address, then more, in turn, while the budget lasts.
     for (const [key, queue] of waiting) release(key, queue);
     while (waiting.size > 0 && clock() - turnStartedAt < budgetMs) {
@@ -57,11 +69,10 @@ export function fairTurns(
   return (key, proceed) => {
     if (!scheduled) {
       // The first request since the last turn ended begins a new one.
-      served.clear();
-      turnStartedAt = clock();
+      beginTurn();
     }
-    if (!waiting.has(key) && (!served.has(key) || clock() - turnStartedAt < budgetMs)) {
-      served.add(key);
+    if (!waiting.has(key) && (servedIn.get(key) !== turn || clock() - turnStartedAt < budgetMs)) {
+      servedIn.set(key, turn);
       schedule();
       proceed();
       return;

@@ -62,4 +62,21 @@ describe('fairTurns', () => {
     await turn();
     expect(events).toEqual(['a1', 'b1', 'beforeLate', 'a2']);
   });
+
+  it('keeps the rule with more addresses than it remembers: each turn the first request of an address starts, its second waits', async () => {
+    const takeTurn = fairTurns(0);
+    const started: string[] = [];
+    const addresses = Array.from({ length: 3000 }, (_, i) => `10.0.${i >> 8}.${i & 255}`);
+    for (let round = 0; round < 3; round++) {
+      started.length = 0;
+      for (const address of addresses) {
+        takeTurn(address, () => started.push(`${address} first`));
+        takeTurn(address, () => started.push(`${address} second`));
+      }
+      expect(started).toEqual(addresses.map((address) => `${address} first`));
+      await turn();
+      expect(started.length).toBe(2 * addresses.length);
+      await turn();
+    }
+  });
 });

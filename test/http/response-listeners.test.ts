@@ -4,8 +4,11 @@
 // node itself puts on it (docs/performance.md#the-http-request-path). Every line fairdice logs
 // still goes to its own pino logger (test/http/request-log.test.ts, test/server.test.ts).
 import { once } from 'node:events';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listen, makeApp } from '../support/app.js';
 
@@ -52,5 +55,22 @@ describe('response listeners', () => {
     }
     expect(seen).toHaveLength(3);
     for (const counts of seen) expect(counts).toEqual(expected);
+  });
+
+  it("nothing in src/ writes through fastify's own logger, which writes nowhere", () => {
+    const src = fileURLToPath(new URL('../../src/', import.meta.url));
+    const files = readdirSync(src, { recursive: true, encoding: 'utf8' }).filter((file) =>
+      file.endsWith('.ts'),
+    );
+    expect(files.length).toBeGreaterThan(20);
+    const uses = files.flatMap((file) =>
+      readFileSync(join(src, file), 'utf8')
+        .split('\n')
+        // Code only: the comments that say so name it too.
+        .filter((line) => !/^\s*(\/\/|\*|\/\*)/.test(line))
+        .filter((line) => /\b(app|fastify|instance|scope|server)\.log\b/.test(line))
+        .map((line) => `${file}: ${line.trim()}`),
+    );
+    expect(uses).toEqual([]);
   });
 });

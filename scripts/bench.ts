@@ -3,7 +3,9 @@
 // HTTP load comes from wrk (installed with apt-get when missing; autocannon when that fails), with
 // autocannon's shorter rounds beside it as a second opinion.
 // Only ratios from one run mean anything: the machine is shared and its speed drifts.
+import { existsSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   fairdiceRoll,
@@ -23,7 +25,14 @@ import {
   type RawResults,
 } from './bench/report.js';
 import { median, roundOrder } from './bench/stats.js';
-import { ENGINE_FORMULAS, HTTP_SCENARIOS, type HttpScenario, SAMPLER_SIDES } from './bench/workloads.js';
+import {
+  BASELINE_DIR_VARIABLE,
+  BASELINE_SCENARIO,
+  ENGINE_FORMULAS,
+  HTTP_SCENARIOS,
+  type HttpScenario,
+  SAMPLER_SIDES,
+} from './bench/workloads.js';
 import { ensureWrk, runWrk, type WrkAvailability } from './bench/wrk.js';
 
 const PARTS = ['http', 'engine', 'sampler'] as const;
@@ -155,6 +164,7 @@ async function runHttp(
   scenarios: readonly HttpScenario[],
   wrk: boolean,
   pinning: Pinning | undefined,
+  baselineDir: string | undefined,
 ): Promise<HttpResults> {
   // One server process per scenario, fairdice's too: each heap sees one workload, as the bare
   // route's does, so the garbage of 1000d6 replies is never collected during another scenario.
@@ -169,7 +179,9 @@ async function runHttp(
           env:
             kind === 'bareFastify' || kind === 'bareFastifySameAnswer'
               ? { NODE_ENV: 'production' }
-              : FAIRDICE_ENV,
+              : kind === 'baseline'
+                ? { ...FAIRDICE_ENV, [BASELINE_DIR_VARIABLE]: baselineDir }
+                : FAIRDICE_ENV,
           // The service's own log (pino, stdout) goes to /dev/null: written as in production, never shown.
           quietStdout: kind !== 'bareFastify' && kind !== 'bareFastifySameAnswer',
           core: pinning?.serverCore,
@@ -257,6 +269,7 @@ async function main(): Promise<void> {
       rounds: { type: 'string' },
       scenarios: { type: 'string' },
       'load-generator': { type: 'string', default: 'auto' },
+      baseline: { type: 'string' },
     },
     strict: true,
   });
@@ -271,12 +284,18 @@ async function main(): Promise<void> {
   for (const part of parts) if (!PARTS.includes(part)) throw new Error(`--only takes ${PARTS.join(',')}`);
   // For profiling one route: --scenarios rollGet loads only that scenario's server.
   const scenarioNames = values.scenarios?.split(',').map((name) => name.trim());
-  const scenarios = scenarioNames
+  const chosen = scenarioNames
     ? HTTP_SCENARIOS.filter((s) => scenarioNames.includes(s.name))
     : HTTP_SCENARIOS;
-  if (scenarioNames && scenarios.length !== scenarioNames.length) {
+  if (scenarioNames && chosen.length !== scenarioNames.length) {
     throw new Error(`--scenarios takes ${HTTP_SCENARIOS.map((s) => s.name).join(',')}`);
   }
+  // --baseline DIR: DIR's build answers GET /v1/roll?formula=1d20 as one more scenario of every round.
+  const baselineDir = values.baseline === undefined ? undefined : resolve(values.baseline);
+  if (baselineDir !== undefined && !existsSync(resolve(baselineDir, 'dist/http/app.js'))) {
+    throw new Error(`--baseline ${values.baseline}: no dist/http/app.js there (build it: npm run build)`);
+  }
+  const scenarios = baselineDir === undefined ? chosen : [...chosen, BASELINE_SCENARIO];
   const choice = values['load-generator'] as LoadGeneratorChoice;
   if (!LOAD_GENERATORS.includes(choice)) {
     throw new Error(`--load-generator takes ${LOAD_GENERATORS.join(', ')}`);
@@ -300,7 +319,7 @@ async function main(): Promise<void> {
     } else {
       loadGenerator = `${wrk.version}, 1 thread (autocannon: second opinion, ${config.autocannonSeconds} s per run)`;
     }
-    const http = await runHttp(config, values.profile, scenarios, 'version' in wrk, pinning);
+    const http = await runHttp(config, values.profile, scenarios, 'version' in wrk, pinning, baselineDir);
     raw.http = http.main;
     if (http.autocannon) raw.httpAutocannon = http.autocannon;
   }
@@ -320,6 +339,7 @@ async function main(): Promise<void> {
       mode,
       ...config,
       parts: [...parts].join(','),
+      ...(baselineDir === undefined ? {} : { baseline: baselineDir }),
       loadGenerator,
       pinning: pinning
         ? `server children on core ${pinning.serverCore}, load generator on core ${pinning.loadCore} (taskset)`

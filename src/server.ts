@@ -25,23 +25,35 @@ async function main(): Promise<void> {
   }
   // Only a process that serves loads the application: the cluster primary starts its workers
   // without paying for it, and a replacement worker is not kept waiting behind it.
-  const [{ buildApp }, { Trust }] = await Promise.all([
+  const [{ buildApp }, { Trust }, { serviceLogger }] = await Promise.all([
     import('./http/app.js'),
     import('./trust/service.js'),
+    import('./http/request-log.js'),
   ]);
   // The key and the store at start, not at the first receipt: a key file others can read, or a
   // DATA_DIR that cannot be written, stops start-up here with its reason.
-  const log = pino({ level: config.logLevel });
+  // One logger for the process: fastify has none of its own (src/http/request-log.ts).
+  const log = serviceLogger(config.logLevel);
   const trust = await Trust.fromConfig(config, log);
   trust.announce();
   await trust.open(log);
-  const app = await buildApp(config, { trust });
+  const app = await buildApp(config, { trust, logger: log });
   const close = async () => {
     await app.close();
     await trust.close();
   };
-  shutDownOnSignals({ close, graceMs: config.shutdownGraceMs, logger: app.log });
-  await app.listen({ host: config.host, port: config.port });
+  shutDownOnSignals({ close, graceMs: config.shutdownGraceMs, logger: log });
+  await app.listen({
+    host: config.host,
+    port: config.port,
+    // Fastify has no logger to write its "Server listening at" lines with; it asks this for the
+    // text of each address it would log, so each line is written here, the same as fastify's.
+    listenTextResolver: (address) => {
+      const text = `Server listening at ${address}`;
+      log.info(text);
+      return text;
+    },
+  });
 }
 
 main().catch((error: unknown) => {

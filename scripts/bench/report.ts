@@ -141,6 +141,33 @@ function httpRatios(
       column(rollGet, 'serverCpuMicrosPerRequest'),
     );
   }
+  // With --baseline (informational): this build against the other, and the other against bare
+  // fastify, measured in the same rounds as rollGet's own ratios.
+  const baseline = http.rollGetBaseline?.rounds;
+  if (rollGet && baseline) {
+    ratios[`rollGetVsBaseline${suffix}`] = ratioOfRounds(
+      column(rollGet, 'requestsPerSecond'),
+      column(baseline, 'requestsPerSecond'),
+    );
+    ratios[`rollGetCpuVsBaseline${suffix}`] = ratioOfRounds(
+      column(baseline, 'serverCpuMicrosPerRequest'),
+      column(rollGet, 'serverCpuMicrosPerRequest'),
+    );
+  }
+  if (baseline && bare) {
+    ratios[`baselineVsBareFastify${suffix}`] = ratioOfRounds(
+      column(baseline, 'requestsPerSecond'),
+      column(bare, 'requestsPerSecond'),
+    );
+    ratios[`baselineP99VsBareFastify${suffix}`] = ratioOfRounds(
+      column(baseline, 'p99Ms'),
+      column(bare, 'p99Ms'),
+    );
+    ratios[`baselineCpuVsBareFastify${suffix}`] = ratioOfRounds(
+      column(bare, 'serverCpuMicrosPerRequest'),
+      column(baseline, 'serverCpuMicrosPerRequest'),
+    );
+  }
   if (rollGet && trpc) {
     ratios[`rollGetVsTrpcToOpenapi${suffix}`] = ratioOfRounds(
       column(rollGet, 'requestsPerSecond'),

@@ -1,5 +1,8 @@
 // One server under load, in its own process so the load generator never shares its event loop.
 // Started by the bench with the server kind as argument; talks to the parent over the IPC channel.
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { fastifyTRPCOpenApiPlugin } from 'trpc-to-openapi';
 import type { DiceContext } from '../../dist/api/operations.js';
@@ -8,7 +11,7 @@ import { StatsService } from '../../dist/api/stats-service.js';
 import { loadConfig } from '../../dist/config.js';
 import { buildApp, EXPOSED_HEADERS, timeoutOptions } from '../../dist/http/app.js';
 import { cryptoRandom, LIMITS, roll } from '../../dist/index.js';
-import { BARE_REPLY, SERVER_KINDS, type ServerKind } from './workloads.js';
+import { BARE_REPLY, BASELINE_DIR_VARIABLE, SERVER_KINDS, type ServerKind } from './workloads.js';
 
 export type ChildMessage =
   | { type: 'ready'; port: number }
@@ -71,6 +74,23 @@ async function buildTrpcToOpenapi(): Promise<FastifyInstance> {
   return app;
 }
 
+/**
+ * Another build of fairdice (`--baseline DIR`), started exactly as this build's `fairdice` server
+ * is: its own `buildApp(loadConfig(process.env))` from DIR/dist, with DIR's own dependencies.
+ */
+async function buildBaseline(): Promise<FastifyInstance> {
+  const dir = process.env[BASELINE_DIR_VARIABLE];
+  if (!dir) throw new Error(`the baseline server needs ${BASELINE_DIR_VARIABLE}`);
+  const modules = ['dist/http/app.js', 'dist/config.js'].map((file) => resolve(dir, file));
+  const missing = modules.filter((file) => !existsSync(file));
+  if (missing.length > 0) throw new Error(`--baseline ${dir} is not built: no ${missing.join(', ')}`);
+  const [app, config] = (await Promise.all(modules.map((file) => import(pathToFileURL(file).href)))) as [
+    { buildApp: typeof buildApp },
+    { loadConfig: typeof loadConfig },
+  ];
+  return app.buildApp(config.loadConfig(process.env));
+}
+
 async function build(kind: ServerKind): Promise<FastifyInstance> {
   switch (kind) {
     case 'bareFastify':
@@ -82,6 +102,8 @@ async function build(kind: ServerKind): Promise<FastifyInstance> {
     case 'fairdice':
       // The configuration comes from the environment the bench sets, exactly as `npm start` reads it.
       return buildApp(loadConfig(process.env));
+    case 'baseline':
+      return buildBaseline();
   }
 }
 

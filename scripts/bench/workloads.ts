@@ -3,9 +3,16 @@
 
 /**
  * The processes under load: fairdice itself, a bare fastify route, the bare route answering what
- * fairdice answers (a reference: see bareFastifySameAnswer below), and trpc-to-openapi's adapter.
+ * fairdice answers (a reference: see bareFastifySameAnswer below), trpc-to-openapi's adapter, and
+ * with `--baseline DIR` another build of fairdice (DIR's `dist/`, started as this one is).
  */
-export const SERVER_KINDS = ['fairdice', 'bareFastify', 'bareFastifySameAnswer', 'trpcToOpenapi'] as const;
+export const SERVER_KINDS = [
+  'fairdice',
+  'bareFastify',
+  'bareFastifySameAnswer',
+  'trpcToOpenapi',
+  'baseline',
+] as const;
 export type ServerKind = (typeof SERVER_KINDS)[number];
 
 export interface HttpScenario {
@@ -81,6 +88,21 @@ export const HTTP_SCENARIOS: readonly HttpScenario[] = [
     path: '/v1/roll?formula=1000d6',
   },
 ];
+
+/**
+ * With `--baseline DIR`: GET /v1/roll?formula=1d20 served by DIR's build, one more scenario in
+ * every round, so a before/after claim about the rollGet scenario is measured in one run.
+ */
+export const BASELINE_SCENARIO: HttpScenario = {
+  name: 'rollGetBaseline',
+  label: 'baseline build GET /v1/roll?formula=1d20',
+  server: 'baseline',
+  method: 'GET',
+  path: '/v1/roll?formula=1d20',
+};
+
+/** Where the server child finds the baseline build's directory (set by the bench from --baseline). */
+export const BASELINE_DIR_VARIABLE = 'FAIRDICE_BENCH_BASELINE_DIR';
 
 /** The static body of the bare fastify route: about the size of a small roll's reply. */
 export const BARE_REPLY = { formula: '1d20', total: 11, advantageState: 'normal' } as const;

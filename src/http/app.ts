@@ -6,6 +6,7 @@
 import type { Server } from 'node:http';
 import { type FastifyTRPCPluginOptions, fastifyTRPCPlugin } from '@trpc/server/adapters/fastify';
 import Fastify, {
+  type FastifyBaseLogger,
   type FastifyHttpOptions,
   type FastifyInstance,
   type FastifyReply,
@@ -32,7 +33,7 @@ import { MCP_PATH, registerMcpRoute } from './mcp.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { type BuiltPage, loadPage, registerPage } from './page.js';
 import { registerRateLimit } from './rate-limit.js';
-import { requestLoggerFactory } from './request-log.js';
+import { requestLoggerFactoryOf, serviceLogger } from './request-log.js';
 import { registerRestRoutes } from './routes.js';
 import { StatsBudget } from './stats-budget.js';
 import { registerTableEvents } from './table-events.js';
@@ -43,8 +44,10 @@ import { fairTurns, TURN_BUDGET_MS } from './turns.js';
 export interface AppSeams {
   /** The random source of every roll (default: the CSPRNG source). */
   random?: RandomSource;
-  /** Where the log lines go (default: stdout). */
+  /** Where the log lines go (default: stdout); unused when `logger` is given. */
   logStream?: DestinationStream;
+  /** The service's logger (default: `serviceLogger` at LOG_LEVEL on `logStream`); src/server.ts passes its own. */
+  logger?: FastifyBaseLogger;
   /** The operations served (default: the service's table); a test adds one that fails on purpose. */
   operations?: Readonly<Record<string, Operation>>;
   /** The page served at `/` to browsers (default: the one built into dist/page); null: none. */
@@ -93,14 +96,16 @@ export function timeoutOptions(config: Config): FastifyHttpOptions<Server> {
 
 export async function buildApp(config: Config, seams: AppSeams = {}): Promise<FastifyInstance> {
   const bodyLimit = config.bodyLimitBytes;
+  const log = seams.logger ?? serviceLogger(config.logLevel, seams.logStream);
   const app = Fastify({
-    logger: seams.logStream
-      ? { level: config.logLevel, stream: seams.logStream }
-      : { level: config.logLevel },
+    // No `logger`: with one, fastify adds listeners and reads the clock on every response for
+    // per-request lines that are off anyway. Every line goes to `log` instead: request.log is a
+    // child of it (below), and what fastify would log itself is logged by us (the listening
+    // address in src/server.ts); `app.log` writes nowhere (docs/performance.md#the-http-request-path).
     // Per-request log lines cost more than a roll; errors and deprecations are still logged.
     logController: new LogController({ disableRequestLogging: true }),
-    // request.log makes its pino child (with the request id) only when a request logs.
-    childLoggerFactory: requestLoggerFactory,
+    // request.log makes its pino child of `log` (with the request id) only when a request logs.
+    childLoggerFactory: requestLoggerFactoryOf(log),
     bodyLimit,
     ...timeoutOptions(config),
     // While draining on shutdown, a request arriving on a kept-alive connection is served (with
@@ -122,7 +127,7 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
 
   const guard = capConnections(app.server, config);
   if (config.trustProxy === true) {
-    app.log.warn(
+    log.warn(
       {},
       'TRUST_PROXY=true trusts every X-Forwarded-For entry, which any client can forge to get a fresh rate limit: set the hop count (TRUST_PROXY=1) or the proxy addresses instead',
     );
@@ -131,7 +136,7 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
   // Only JSON bodies: text/plain would otherwise be parsed and reach the schemas as a string.
   app.removeContentTypeParser('text/plain');
 
-  const { count, shared } = await registerRateLimit(app, config, guard);
+  const { count, shared } = await registerRateLimit(app, config, log, guard);
   // Bodies are read as they arrive: a compressed one would only ever fail as bad JSON.
   const unsupportedEncoding = new RequestError(MESSAGES.unsupportedEncoding);
   const refuseEncoding = (request: FastifyRequest, reply: FastifyReply) =>
@@ -178,7 +183,7 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
   app.setNotFoundHandler((request, reply) => replyWithError(request, reply, notFound, bodyLimit));
 
   const random = seams.random ?? cryptoRandom;
-  const trust = seams.trust ?? (await Trust.fromConfig(config, app.log));
+  const trust = seams.trust ?? (await Trust.fromConfig(config, log));
   if (seams.trust === undefined) app.addHook('onClose', () => trust.close());
   // Its worker threads start on the first /v1/stats request and stop with the app.
   const stats = seams.stats ?? new StatsService({ dicePerRoll: config.dicePerRoll });
@@ -246,6 +251,7 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
   const index = JSON.stringify({ name: PACKAGE_NAME, version: VERSION, links: INDEX_LINKS });
   registerPage(
     app,
+    log,
     index,
     seams.page === undefined ? loadBuiltPage() : (seams.page ?? undefined),
     LIMITS.docsAssetsPerWindow,

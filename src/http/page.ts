@@ -6,7 +6,7 @@ import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import type {} from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ASSET_CACHE_CONTROL, PAGE_CACHE_CONTROL } from './docs.js';
 
 /** Where `npm run build` writes the page: dist/page, from src/http or dist/http alike. */
@@ -98,13 +98,14 @@ function sendAsset(asset: PageAsset, request: FastifyRequest, reply: FastifyRepl
  */
 export function registerPage(
   app: FastifyInstance,
+  log: FastifyBaseLogger,
   json: string,
   page: BuiltPage | undefined,
   /** Asset requests per rate-limit window per address, a budget of their own; absent: unlimited. */
   assetsPerWindow?: number,
 ): void {
   if (page === undefined) {
-    app.log.warn({ dir: PAGE_DIR }, 'the page for / is not built (npm run build); / answers the JSON index');
+    log.warn({ dir: PAGE_DIR }, 'the page for / is not built (npm run build); / answers the JSON index');
   } else {
     // One route for every asset, so they share one per-address budget (as /docs' assets do).
     app.get<{ Params: { file: string } }>(

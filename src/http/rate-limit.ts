@@ -10,7 +10,7 @@ import rateLimit, {
   type FastifyRateLimitStoreCtor,
 } from '@fastify/rate-limit';
 import LocalStore from '@fastify/rate-limit/store/LocalStore.js';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { LIMITS } from '../limits.js';
 import { addressKey, type ConnectionGuard } from './connections.js';
@@ -48,13 +48,14 @@ export interface RateLimit {
 export async function registerRateLimit(
   app: FastifyInstance,
   config: Config,
+  log: FastifyBaseLogger,
   guard?: ConnectionGuard,
 ): Promise<RateLimit> {
   let Store: FastifyRateLimitStoreCtor = InMemoryStore;
   let shared: SharedRateLimit | undefined;
   if (config.redisUrl !== undefined) {
     // Connected by `whenReady` once the app is built (buildApp awaits it before returning).
-    const link = new SharedRateLimit({ redisUrl: config.redisUrl, logger: app.log, deferConnect: true });
+    const link = new SharedRateLimit({ redisUrl: config.redisUrl, logger: log, deferConnect: true });
     shared = link;
     Store = link.Store;
     // onClose runs after the server has stopped and its in-flight requests are answered.

@@ -4,8 +4,23 @@
 // write with it. This logger holds the parent and the bindings and makes that same child on its
 // first line: what it writes is exactly what the child would have written, request id included
 // (docs/performance.md#the-http-request-path).
+//
+// Fastify itself is given no logger: with one, it puts `finish` and `error` listeners on every
+// response (and reads the clock twice) for its per-request lines, which are off. The service's
+// logger is `serviceLogger` below, built by the app (or src/server.ts) and passed to what logs;
+// `request.log` is still fastify's, made by `requestLoggerFactoryOf` from that logger. Fastify's
+// own instance logger (`app.log`) writes nowhere: nothing in src/ uses it.
 import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
-import type { Bindings, ChildLoggerOptions } from 'pino';
+import { type Bindings, type ChildLoggerOptions, type DestinationStream, type Logger, pino } from 'pino';
+
+/**
+ * The service's pino logger: JSON lines at `level` on `stream` (default: stdout), with the error
+ * serializer fastify gives its own pino logger, so every line is the one fastify's logger wrote.
+ */
+export function serviceLogger(level: string, stream?: DestinationStream): Logger {
+  const options = { level, serializers: { err: pino.stdSerializers.err } };
+  return stream === undefined ? pino(options) : pino(options, stream);
+}
 
 export class RequestLogger implements FastifyBaseLogger {
   #made: FastifyBaseLogger | undefined;
@@ -61,9 +76,13 @@ export class RequestLogger implements FastifyBaseLogger {
   }
 }
 
-/** Fastify's `childLoggerFactory`: a RequestLogger in place of an eager pino child. */
-export const requestLoggerFactory: NonNullable<FastifyServerOptions['childLoggerFactory']> = (
-  logger,
-  bindings,
-  options,
-) => new RequestLogger(logger, bindings, options);
+/**
+ * Fastify's `childLoggerFactory`: a RequestLogger of `log` in place of an eager pino child. The
+ * logger fastify passes in is its own, which is silent (it has none), so it is not used; the
+ * bindings (the request id) and options (a route's log level) are fastify's.
+ */
+export function requestLoggerFactoryOf(
+  log: FastifyBaseLogger,
+): NonNullable<FastifyServerOptions['childLoggerFactory']> {
+  return (_silent, bindings, options) => new RequestLogger(log, bindings, options);
+}

@@ -1,8 +1,9 @@
 // request.log makes the request's pino child only when the request logs, and then writes exactly
 // what fastify's own per-request child would have written.
+import Fastify from 'fastify';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { RequestLogger } from '../../src/http/request-log.js';
+import { RequestLogger, serviceLogger } from '../../src/http/request-log.js';
 import { logCollector, makeApp } from '../support/app.js';
 
 /** A real pino logger writing to a collector; counts the children made from it. */
@@ -60,6 +61,30 @@ describe('RequestLogger', () => {
     logger.warn('not written');
     logger.error('written');
     expect(log.lines.map((line) => line.msg)).toEqual(['written']);
+  });
+});
+
+describe('serviceLogger', () => {
+  it("writes the lines fastify's own pino logger wrote, errors serialized alike", async () => {
+    const ours = logCollector();
+    const theirs = logCollector();
+    const fastify = Fastify({ logger: { level: 'debug', stream: theirs } });
+    const error = Object.assign(new RangeError('out of range'), { code: 'E_RANGE' });
+    for (const log of [serviceLogger('debug', ours), fastify.log]) {
+      log.child({ reqId: 'req-9' }).error({ err: error }, 'request failed');
+      log.warn({ dir: '/nowhere' }, 'a warning');
+      log.info('Server listening at http://127.0.0.1:1');
+      log.trace('below the level');
+    }
+    await fastify.close();
+    const stable = (lines: typeof ours.lines) => lines.map(({ time: _time, ...line }) => line);
+    expect(ours.lines).toHaveLength(3);
+    expect(ours.lines[0]?.err).toMatchObject({
+      type: 'RangeError',
+      message: 'out of range',
+      code: 'E_RANGE',
+    });
+    expect(stable(ours.lines)).toEqual(stable(theirs.lines));
   });
 });
 

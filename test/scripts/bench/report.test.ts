@@ -123,6 +123,31 @@ describe('buildReport', () => {
     );
   });
 
+  it('compares with the baseline build only when --baseline ran it', () => {
+    expect(Object.keys(report.ratios).filter((name) => /[Bb]aseline/.test(name))).toEqual([]);
+    const withBaseline = buildReport(
+      {
+        http: {
+          ...raw.http,
+          rollGetBaseline: scenario(
+            'baseline',
+            httpRounds([20_000, 10_000, 22_000], [2, 2, 3], [40, 50, 38]),
+          ),
+        },
+      },
+      { date: new Date(0), machine: { cpus: 2 }, config: { rounds: 3 } },
+    );
+    expect(withBaseline.ratios.rollGetVsBaseline).toBeCloseTo(1.2, 12); // 1.2, 1.2, 1
+    expect(withBaseline.ratios.rollGetCpuVsBaseline).toBeCloseTo(1.25, 12); // 1.333, 1.25, 1
+    expect(withBaseline.ratios.baselineVsBareFastify).toBeCloseTo(0.5, 12); // 0.5, 0.333, 0.5
+    expect(withBaseline.ratios.baselineP99VsBareFastify).toBe(2); // 2, 2, 3
+    expect(withBaseline.ratios.baselineCpuVsBareFastify).toBeCloseTo(0.5, 12); // 0.5, 0.4, 0.53
+    // Informational: the targets read this build's figures only.
+    expect(withBaseline.targets.rollGetVsBaseline).toBeUndefined();
+    expect(withBaseline.targets.rollGetVsBareFastify?.value).toBe(report.ratios.rollGetVsBareFastify);
+    expect(formatReport(withBaseline)).toMatch(/rollGetCpuVsBaseline\s+1\.25\s+\(info\)/);
+  });
+
   it('leaves out the ratios of parts that were not run', () => {
     const engineOnly = buildReport(
       { engine: raw.engine! },

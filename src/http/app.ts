@@ -271,6 +271,13 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
         onError({ error, req }) {
           if (needsLogging(fromTrpcError(error))) req.log.error({ err: error }, 'tRPC call failed');
         },
+        // An error that says when to retry (a spent budget's 429, a busy stats pool's 503) says it
+        // in retry-after too, as on REST (src/http/errors.ts).
+        responseMeta({ errors }) {
+          const known = errors[0] === undefined ? undefined : fromTrpcError(errors[0]);
+          const seconds = (known as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
+          return typeof seconds === 'number' ? { headers: { 'retry-after': String(seconds) } } : {};
+        },
       } satisfies FastifyTRPCPluginOptions<AppRouter>['trpcOptions'],
     });
   });

@@ -235,7 +235,6 @@ class RequestThrowMeter implements ThrowMeter {
 
   private refuse(error: unknown): never {
     this.headers(0);
-    if (error instanceof ThrowsSpentError) this.reply?.header('retry-after', error.retryAfterSeconds);
     throw error;
   }
 }

@@ -109,6 +109,7 @@ describe('the throws budget of an address', () => {
     });
     expect(trpcRefused.statusCode).toBe(429);
     expect(trpcRefused.json().error.data.api).toMatchObject({ code: 'rate_limited', retryAfter: 3_888 });
+    expect(trpcRefused.headers['retry-after']).toBe('3888');
     const mcp = await callToolOverHttp(built, 'roll', { formula: '1d6' });
     expect(mcp.statusCode).toBe(200);
     const result = mcp.result;

@@ -72,6 +72,8 @@ describe('the stats budget of an address', () => {
     expect(trpc.statusCode).toBe(429);
     expect(trpc.json().error.data.api).toMatchObject({ code: 'rate_limited', message: MESSAGES.statsSpent });
     expect(trpc.json().error.data.api.retryAfter).toBeGreaterThanOrEqual(1);
+    // The header says it too, as on REST.
+    expect(trpc.headers['retry-after']).toBe(String(trpc.json().error.data.api.retryAfter));
     const mcp = await callToolOverHttp(built, 'stats', { formula: '2d8+3' });
     expect(mcp.statusCode).toBe(200);
     const result = mcp.result;

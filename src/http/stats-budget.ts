@@ -145,8 +145,8 @@ class RequestStatsMeter implements StatsMeter {
 
   admit(): Promise<void> {
     const admitted = this.budget.admit(this.key);
-    const headers = () => this.served();
-    void admitted.then(headers, headers);
+    // A refusal carries the headers now; an admitted computation's settle() writes them.
+    void admitted.then(undefined, () => this.served());
     return admitted;
   }
 

@@ -259,7 +259,7 @@ export class StatsSpentError extends DiceError {
 export class StatsBusyError extends DiceError {
   declare readonly code: 'unavailable';
   readonly retryAfterSeconds = 1;
-  constructor(reason: 'queueFull' | 'waitedTooLong' = 'queueFull') {
+  constructor(reason: 'queueFull' | 'waitedTooLong') {
     super('unavailable', reason === 'queueFull' ? MESSAGES.statsQueueFull : MESSAGES.statsWaitedTooLong);
     this.name = 'StatsBusyError';
   }

@@ -109,7 +109,6 @@ export class StatsService {
       // stopped at the time limit while other computations wait, and they would wait in vain.
       minThreads: this.threads,
       maxThreads: this.threads,
-      idleTimeout: 30_000,
       maxQueue: this.queueMax,
     });
     return this.poolInstance;

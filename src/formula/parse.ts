@@ -233,11 +233,11 @@ function refuseForeignNotation(text: string, item: string, offset: number, expec
     const at = decimal.index;
     if (offset < at || offset > at + decimal[0].length) continue;
     const digits = decimal[2]!;
-    const whole = BigInt(`${decimal[1]!}${digits}`);
-    const scale = 10n ** BigInt(digits.length);
-    let [a, b] = [whole, scale];
-    while (b !== 0n) [a, b] = [b, a % b];
-    const written = whole % scale === 0n ? `${whole / scale}` : `a fraction, (${whole / a}/${scale / a})`;
+    const value = Rational.of(BigInt(`${decimal[1]!}${digits}`), 10n ** BigInt(digits.length));
+    const written =
+      value.denominator === 1n
+        ? `${value.numerator}`
+        : `a fraction, (${value.numerator}/${value.denominator})`;
     fail(`Numbers are whole numbers here: write ${decimal[0]} as ${written}.`, at);
   }
   if (rest.startsWith('[')) {

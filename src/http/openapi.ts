@@ -117,7 +117,7 @@ const CACHE_HEADERS = {
     schema: {
       type: 'string',
       pattern: '^"[A-Za-z0-9_-]{27}"$',
-      example: '"3q2k0cJ3m0t4Q1uV8Zb6aW9yXe5Rr7Ls2Hn4Pd1"',
+      example: '"3q2k0cJ3m0t4Q1uV8Zb6aW9yXe5"',
     },
   },
   CacheControl: {

@@ -130,7 +130,7 @@ export function distribution(request: StatsRequest, options?: StatsOptions): Sta
  */
 export function checkDistribution(request: StatsRequest, options?: StatsOptions): DistributionEstimate {
   const plan = planDistribution(request, options);
-  return { cost: plan.expression?.cost ?? plan.cost, budget: options?.costBudget ?? LIMITS.statsCostBudget };
+  return { cost: plan.cost, budget: options?.costBudget ?? LIMITS.statsCostBudget };
 }
 
 /** What checkDistribution estimated a distribution costs, and the budget it was held to. */
@@ -144,7 +144,6 @@ interface Plan {
   prepared: PreparedRoll;
   groups: readonly GroupPlan[];
   depth: number;
-  summaryOnly: boolean;
   /** The estimated units of work of a formula without arithmetic (0 for a summary). */
   cost: number;
   /** A summary, computed while checking (it costs one die per term). */
@@ -168,7 +167,7 @@ function planDistribution(request: StatsRequest, options?: StatsOptions): Plan {
       options?.costBudget ?? LIMITS.statsCostBudget,
       options?.outcomesMax ?? LIMITS.statsOutcomesMax,
     );
-    return { prepared, groups, depth, summaryOnly: false, cost: expression.cost, expression };
+    return { prepared, groups, depth, cost: expression.cost, expression };
   }
   const outcomesMax = options?.outcomesMax ?? LIMITS.statsOutcomesMax;
   const support = listedSupport(groups, depth);
@@ -182,7 +181,6 @@ function planDistribution(request: StatsRequest, options?: StatsOptions): Plan {
         prepared,
         groups,
         depth,
-        summaryOnly: true,
         cost: 0,
         summary: summary(groups, prepared.modifier),
       };
@@ -200,7 +198,7 @@ function planDistribution(request: StatsRequest, options?: StatsOptions): Plan {
       `This formula's exact distribution would take about ${formatCost(cost)} units of work; the limit is ${formatCost(budget)}.`,
     );
   }
-  return { prepared, groups, depth, summaryOnly: false, cost };
+  return { prepared, groups, depth, cost };
 }
 
 // --- what the engine knows -------------------------------------------------------------------

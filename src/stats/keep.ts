@@ -7,7 +7,7 @@
 // Ties do not matter for a total: equal values kept in any order sum the same.
 
 import type { DieCounts } from './die.js';
-import { bitLength } from './exact.js';
+import { binomialRow, bitLength } from './exact.js';
 import { power, unpack } from './poly.js';
 
 /**
@@ -116,8 +116,7 @@ export function explodingKeepHighest(
     while (powerCache.length <= e) powerCache.push(powerCache[powerCache.length - 1]! * s);
     return powerCache[e]!;
   };
-  const binomial: bigint[][] = [];
-  for (let e = 0; e <= n; e++) binomialRowInto(binomial, e);
+  const binomial = Array.from({ length: n + 1 }, (_, e) => binomialRow(e));
 
   // A[L][e - k]: weight of reaching level L with e dice still in play (e >= k), every die
   // that left play on the way a plain face below them.
@@ -205,10 +204,4 @@ export function explodingKeepHighest(
     counts: u.slice(k, k * (step * D + sides - 1) + 1),
     denominator: s ** BigInt((D + 1) * n),
   };
-}
-
-function binomialRowInto(rows: bigint[][], e: number): void {
-  const row: bigint[] = [1n];
-  for (let c = 1; c <= e; c++) row.push((row[c - 1]! * BigInt(e - c + 1)) / BigInt(c));
-  rows.push(row);
 }

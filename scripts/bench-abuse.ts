@@ -36,6 +36,15 @@ const { values: args } = parseArgs({
   },
 });
 const SMOKE = args.smoke === true;
+// A misspelt part or attacker would run nothing and print nothing: refuse it by name.
+for (const [option, value, known] of [
+  ['part', args.part, ['worst', 'memory', 'attack']],
+  ['attacker', args.attacker, ['paced', 'flood']],
+] as const) {
+  if (value !== undefined && !(known as readonly string[]).includes(value)) {
+    throw new Error(`--${option} takes ${known.join(', ')}, not ${value}`);
+  }
+}
 const runs = (part: string) => args.part === undefined || args.part === part;
 
 /** The costliest batch under the throws budget: 20 rolls of 2 dice rerolled to the cap (4,040 throws). */

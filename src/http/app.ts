@@ -174,8 +174,7 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
   const takeTurn = fairTurns(TURN_BUDGET_MS, undefined, exitIfPastGrace);
   app.addHook('preHandler', (request, _reply, done) => {
     exitIfPastGrace();
-    const ip = request.ip;
-    takeTurn(ip.includes(':') ? addressKey(ip, config.ipv6PrefixLength) : ip, done);
+    takeTurn(addressKey(request.ip, config.ipv6PrefixLength), done);
   });
 
   app.setErrorHandler((error, request, reply) => replyWithError(request, reply, error, bodyLimit));
@@ -204,7 +203,7 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
   });
   const contextOf = (request: FastifyRequest, reply?: FastifyReply): DiceContext => {
     // The request limit's key: an IPv4 address as it is, an IPv6 one by its prefix.
-    const key = request.ip.includes(':') ? addressKey(request.ip, config.ipv6PrefixLength) : request.ip;
+    const key = addressKey(request.ip, config.ipv6PrefixLength);
     return {
       log: request.log,
       random,

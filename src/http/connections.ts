@@ -21,7 +21,8 @@ const IPV6_KEYS_REMEMBERED = 10_000;
  * IPv4-mapped IPv6 address as its IPv4 form), an IPv6 address as the start of its prefix.
  */
 export function addressKey(address: string, prefixLength: number): string {
-  if (!address.includes(':')) return normalizeIP(address, prefixLength);
+  // What normalizeIP gives an address that is not IPv6, without its IPv6 test: every request asks.
+  if (!address.includes(':')) return address.toLowerCase();
   const cacheKey = `${prefixLength}/${address}`;
   let key = ipv6Keys.get(cacheKey);
   if (key === undefined) {

@@ -119,9 +119,7 @@ export async function registerRateLimit(
   const count: CountRequest = function rootRateLimit(request, reply, done) {
     const { config: routeConfig } = request.routeOptions;
     if (routeConfig.rateLimit !== undefined || routeConfig.rateLimitInHandler === true) return done();
-    const ip = request.ip;
-    // An IPv4 address (no colon) is its own key; only IPv6 needs its prefix worked out.
-    const key = ip.includes(':') ? addressKey(ip, prefix) : ip.toLowerCase();
+    const key = addressKey(request.ip, prefix);
     store.incr(
       key,
       (error, result) => {

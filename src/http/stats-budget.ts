@@ -102,7 +102,7 @@ export class StatsBudget {
   private check(key: string): void {
     const level = this.buckets.level(key);
     if (level > 0) return;
-    throw new StatsSpentError(Math.max(1, Math.ceil((1 - level) / this.buckets.perSecond)));
+    throw new StatsSpentError(this.buckets.retryAfterAt(level));
   }
 
   private next(key: string): void {

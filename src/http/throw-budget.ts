@@ -126,7 +126,22 @@ export class ThrowBuckets {
   admit(key: string): void {
     const level = this.level(key);
     if (level > 0) return;
-    throw new ThrowsSpentError(Math.max(1, Math.ceil((1 - level) / this.perSecond)));
+    throw new ThrowsSpentError(this.retryAfterAt(level));
+  }
+
+  /** Seconds until a bucket at `level` (0 or below) holds one unit again: its retry-after. */
+  retryAfterAt(level: number): number {
+    return Math.max(1, Math.ceil((1 - level) / this.perSecond));
+  }
+
+  /** Whole units left in a bucket at `level`, for the `-remaining` header. */
+  remainingAt(level: number): number {
+    return Math.max(0, Math.floor(level));
+  }
+
+  /** Seconds until a bucket at `level` is full again, for the `-reset` header. */
+  resetAt(level: number): number {
+    return Math.max(0, Math.ceil((this.burst - level) / this.perSecond));
   }
 
   /** Takes `throws` from `key`'s bucket. */
@@ -146,8 +161,8 @@ export class ThrowBuckets {
   left(key: string): ThrowsLeft {
     const level = this.level(key);
     return {
-      remaining: Math.max(0, Math.floor(level)),
-      resetSeconds: Math.max(0, Math.ceil((this.burst - level) / this.perSecond)),
+      remaining: this.remainingAt(level),
+      resetSeconds: this.resetAt(level),
     };
   }
 
@@ -209,7 +224,7 @@ class RequestThrowMeter implements ThrowMeter {
     return budget.sharedLevelOf(this.key, 0)?.then((level) => {
       this.sharedLevel = level;
       if (level !== undefined && level <= 0) {
-        this.refuse(new ThrowsSpentError(Math.max(1, Math.ceil((1 - level) / budget.perSecond))));
+        this.refuse(new ThrowsSpentError(budget.retryAfterAt(level)));
       }
     });
   }
@@ -229,8 +244,8 @@ class RequestThrowMeter implements ThrowMeter {
     const level = shared === undefined ? local : Math.min(local, shared - charged);
     reply
       .header('x-ratelimit-throws-limit', budget.burst)
-      .header('x-ratelimit-throws-remaining', Math.max(0, Math.floor(level)))
-      .header('x-ratelimit-throws-reset', Math.max(0, Math.ceil((budget.burst - level) / budget.perSecond)));
+      .header('x-ratelimit-throws-remaining', budget.remainingAt(level))
+      .header('x-ratelimit-throws-reset', budget.resetAt(level));
   }
 
   private refuse(error: unknown): never {

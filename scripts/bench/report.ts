@@ -111,69 +111,43 @@ function httpRatios(
   suffix: string,
   ratios: Record<string, number>,
 ): void {
+  /**
+   * `${ours}Vs${theirs}`: req/s, ours over theirs; with `p99`, `${ours}P99Vs${theirs}` (ours over
+   * theirs); with `cpu`, `${ours}CpuVs${theirs}`: server CPU per request, theirs over ours (the same
+   * question as req/s, blind to the load generator's ceiling). Absent when a side was not run.
+   */
+  const compare = (
+    ours: string,
+    a: readonly HttpRound[] | undefined,
+    theirs: string,
+    b: readonly HttpRound[] | undefined,
+    also: { p99?: boolean; cpu?: boolean } = {},
+  ) => {
+    if (!a || !b) return;
+    ratios[`${ours}Vs${theirs}${suffix}`] = ratioOfRounds(
+      column(a, 'requestsPerSecond'),
+      column(b, 'requestsPerSecond'),
+    );
+    if (also.p99)
+      ratios[`${ours}P99Vs${theirs}${suffix}`] = ratioOfRounds(column(a, 'p99Ms'), column(b, 'p99Ms'));
+    if (also.cpu) {
+      ratios[`${ours}CpuVs${theirs}${suffix}`] = ratioOfRounds(
+        column(b, 'serverCpuMicrosPerRequest'),
+        column(a, 'serverCpuMicrosPerRequest'),
+      );
+    }
+  };
   const rollGet = http.rollGet?.rounds;
   const bare = http.bareFastify?.rounds;
-  const trpc = http.trpcToOpenapiGet?.rounds;
-  if (rollGet && bare) {
-    ratios[`rollGetVsBareFastify${suffix}`] = ratioOfRounds(
-      column(rollGet, 'requestsPerSecond'),
-      column(bare, 'requestsPerSecond'),
-    );
-    ratios[`rollGetP99VsBareFastify${suffix}`] = ratioOfRounds(
-      column(rollGet, 'p99Ms'),
-      column(bare, 'p99Ms'),
-    );
-    // Server CPU per request, bare's over ours: the same question, blind to the load generator's ceiling.
-    ratios[`rollGetCpuVsBareFastify${suffix}`] = ratioOfRounds(
-      column(bare, 'serverCpuMicrosPerRequest'),
-      column(rollGet, 'serverCpuMicrosPerRequest'),
-    );
-  }
+  const baseline = http.rollGetBaseline?.rounds;
+  compare('rollGet', rollGet, 'BareFastify', bare, { p99: true, cpu: true });
   // Against the bare route answering fairdice's answer (informational): what fairdice's own work costs.
-  const same = http.bareSameAnswer?.rounds;
-  if (rollGet && same) {
-    ratios[`rollGetVsBareSameAnswer${suffix}`] = ratioOfRounds(
-      column(rollGet, 'requestsPerSecond'),
-      column(same, 'requestsPerSecond'),
-    );
-    ratios[`rollGetCpuVsBareSameAnswer${suffix}`] = ratioOfRounds(
-      column(same, 'serverCpuMicrosPerRequest'),
-      column(rollGet, 'serverCpuMicrosPerRequest'),
-    );
-  }
+  compare('rollGet', rollGet, 'BareSameAnswer', http.bareSameAnswer?.rounds, { cpu: true });
   // With --baseline (informational): this build against the other, and the other against bare
   // fastify, measured in the same rounds as rollGet's own ratios.
-  const baseline = http.rollGetBaseline?.rounds;
-  if (rollGet && baseline) {
-    ratios[`rollGetVsBaseline${suffix}`] = ratioOfRounds(
-      column(rollGet, 'requestsPerSecond'),
-      column(baseline, 'requestsPerSecond'),
-    );
-    ratios[`rollGetCpuVsBaseline${suffix}`] = ratioOfRounds(
-      column(baseline, 'serverCpuMicrosPerRequest'),
-      column(rollGet, 'serverCpuMicrosPerRequest'),
-    );
-  }
-  if (baseline && bare) {
-    ratios[`baselineVsBareFastify${suffix}`] = ratioOfRounds(
-      column(baseline, 'requestsPerSecond'),
-      column(bare, 'requestsPerSecond'),
-    );
-    ratios[`baselineP99VsBareFastify${suffix}`] = ratioOfRounds(
-      column(baseline, 'p99Ms'),
-      column(bare, 'p99Ms'),
-    );
-    ratios[`baselineCpuVsBareFastify${suffix}`] = ratioOfRounds(
-      column(bare, 'serverCpuMicrosPerRequest'),
-      column(baseline, 'serverCpuMicrosPerRequest'),
-    );
-  }
-  if (rollGet && trpc) {
-    ratios[`rollGetVsTrpcToOpenapi${suffix}`] = ratioOfRounds(
-      column(rollGet, 'requestsPerSecond'),
-      column(trpc, 'requestsPerSecond'),
-    );
-  }
+  compare('rollGet', rollGet, 'Baseline', baseline, { cpu: true });
+  compare('baseline', baseline, 'BareFastify', bare, { p99: true, cpu: true });
+  compare('rollGet', rollGet, 'TrpcToOpenapi', http.trpcToOpenapiGet?.rounds);
 }
 
 /** Ratios of medians of per-round quotients (see ratioOfRounds); absent when a side was not run. */

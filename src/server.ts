@@ -1,5 +1,7 @@
 // Serves fairdice: loads the configuration from the environment, then either serves on HOST:PORT
 // in this process, or (WORKERS>1) runs the cluster primary whose workers each run this file too.
+// First, before anything calls process.nextTick (src/tick-maps.ts).
+import './tick-maps.js';
 import cluster from 'node:cluster';
 import { pino } from 'pino';
 import { runPrimary } from './cluster.js';

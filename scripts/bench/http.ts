@@ -13,6 +13,11 @@ import { percentile } from './stats.js';
 import type { HttpScenario, ServerKind } from './workloads.js';
 
 const CHILD_SCRIPT = fileURLToPath(new URL('./server-child.ts', import.meta.url));
+/**
+ * Loaded before tsx and the child script, so every server kind holds node's tick maps from its
+ * first process.nextTick on, as `npm start` does by importing it first (src/tick-maps.ts).
+ */
+const TICK_MAPS = new URL('../../dist/tick-maps.js', import.meta.url).href;
 
 export interface ServerHandle {
   readonly kind: ServerKind;
@@ -59,7 +64,16 @@ function waitForMessage<T extends ChildMessage['type']>(
 }
 
 export async function startServer(kind: ServerKind, options: StartOptions = {}): Promise<ServerHandle> {
-  const node = [process.execPath, ...(options.nodeFlags ?? []), '--import', 'tsx', CHILD_SCRIPT, kind];
+  const node = [
+    process.execPath,
+    ...(options.nodeFlags ?? []),
+    '--import',
+    TICK_MAPS,
+    '--import',
+    'tsx',
+    CHILD_SCRIPT,
+    kind,
+  ];
   // taskset execs node in its own process, so the pid, the IPC channel and the exit are node's.
   const command = options.core === undefined ? node : ['taskset', '-c', String(options.core), ...node];
   const child = spawn(command[0]!, command.slice(1), {

@@ -3,6 +3,8 @@
 // limit and the one error envelope.
 // It never listens: tests drive it with inject or a real port; src/server.ts serves it.
 
+// First, before anything calls process.nextTick (src/tick-maps.ts).
+import '../tick-maps.js';
 import type { Server } from 'node:http';
 import { type FastifyTRPCPluginOptions, fastifyTRPCPlugin } from '@trpc/server/adapters/fastify';
 import Fastify, {

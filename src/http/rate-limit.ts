@@ -114,6 +114,9 @@ export async function registerRateLimit(
   // skip-on-error), with a callback: the in-memory count answers synchronously, so a request
   // costs no promise and no extra turn of the event loop (docs/performance.md).
   const max = config.rateLimitMax;
+  // Header values as strings: node checks each value with a regular expression, which takes a
+  // slow path (and a conversion) for a number.
+  const maxText = String(max);
   const timeWindow = config.rateLimitWindowMs;
   const prefix = config.ipv6PrefixLength;
   const count: CountRequest = function rootRateLimit(request, reply, done) {
@@ -127,17 +130,17 @@ export async function registerRateLimit(
         const counted = error === null ? result : undefined;
         const current = counted?.current ?? 0;
         const ttl = counted?.ttl ?? 0;
-        const ttlInSeconds = Math.ceil(ttl / 1000);
+        const ttlInSeconds = String(Math.ceil(ttl / 1000));
         if (current <= max) {
           reply
-            .header('x-ratelimit-limit', max)
-            .header('x-ratelimit-remaining', max - current)
+            .header('x-ratelimit-limit', maxText)
+            .header('x-ratelimit-remaining', String(max - current))
             .header('x-ratelimit-reset', ttlInSeconds);
           return done();
         }
         reply
-          .header('x-ratelimit-limit', max)
-          .header('x-ratelimit-remaining', 0)
+          .header('x-ratelimit-limit', maxText)
+          .header('x-ratelimit-remaining', '0')
           .header('x-ratelimit-reset', ttlInSeconds)
           .header('retry-after', ttlInSeconds);
         done(errorResponseBuilder(request, { max, ttl }));

@@ -126,9 +126,9 @@ export class StatsBudget {
   writeHeaders(key: string, reply: FastifyReply): void {
     const { remaining, resetSeconds } = this.buckets.left(key);
     reply
-      .header('x-ratelimit-stats-limit', this.buckets.burst)
-      .header('x-ratelimit-stats-remaining', remaining)
-      .header('x-ratelimit-stats-reset', resetSeconds);
+      .header('x-ratelimit-stats-limit', this.buckets.burstText)
+      .header('x-ratelimit-stats-remaining', String(remaining))
+      .header('x-ratelimit-stats-reset', String(resetSeconds));
   }
 }
 

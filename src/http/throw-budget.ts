@@ -73,6 +73,8 @@ export interface ThrowsLeft {
 
 export class ThrowBuckets {
   readonly burst: number;
+  /** `burst` as the header writes it. */
+  readonly burstText: string;
   readonly perSecond: number;
   private readonly addresses: number;
   private readonly clock: () => number;
@@ -82,6 +84,7 @@ export class ThrowBuckets {
 
   constructor(options: ThrowBudgetOptions) {
     this.burst = options.burst;
+    this.burstText = String(options.burst);
     this.perSecond = options.perSecond;
     this.addresses = options.addresses;
     this.clock = options.clock ?? Date.now;
@@ -242,10 +245,11 @@ class RequestThrowMeter implements ThrowMeter {
     const local = budget.level(this.key);
     const shared = this.sharedLevel;
     const level = shared === undefined ? local : Math.min(local, shared - charged);
+    // Strings: node checks a number header value on a slow path (src/http/rate-limit.ts).
     reply
-      .header('x-ratelimit-throws-limit', budget.burst)
-      .header('x-ratelimit-throws-remaining', budget.remainingAt(level))
-      .header('x-ratelimit-throws-reset', budget.resetAt(level));
+      .header('x-ratelimit-throws-limit', budget.burstText)
+      .header('x-ratelimit-throws-remaining', String(budget.remainingAt(level)))
+      .header('x-ratelimit-throws-reset', String(budget.resetAt(level)));
   }
 
   private refuse(error: unknown): never {

@@ -290,11 +290,11 @@ function finishGroup(plan: GroupPlan, thrown: Thrown, base: number, keptDice: nu
   let kept: number[];
   let sum = 0;
   if (keptDice === count && ((plan.rerollLimit === 0 && plan.unique === undefined) || compound)) {
-    keptFlags = new Array<boolean>(length).fill(true);
+    keptFlags = flags(length, true);
     kept = results.slice();
     for (let d = base; d < base + count; d++) sum += dieValue[d]!;
   } else {
-    keptFlags = new Array<boolean>(length).fill(false);
+    keptFlags = flags(length, false);
     kept = [];
     for (let d = base; d < base + count; d++) {
       if (dieKept[d] === 0) continue;
@@ -515,6 +515,16 @@ function throwDice(plan: GroupPlan, random: RandomSource, base: number): Thrown 
   return { results, throws };
 }
 
+/**
+ * `length` copies of `value`, pushed one by one: a packed array, where `new Array(n).fill()`
+ * makes a holey one through a call into V8's runtime, which costs more than a small group's roll.
+ */
+function flags(length: number, value: boolean): boolean[] {
+  const made: boolean[] = [];
+  for (let i = 0; i < length; i++) made.push(value);
+  return made;
+}
+
 /** The most common group (`3d6`, `999d6`): one throw per die, every die kept. */
 function rollPlainGroup(plan: GroupPlan, random: RandomSource): DieGroup {
   const { sides, count } = plan;
@@ -524,7 +534,7 @@ function rollPlainGroup(plan: GroupPlan, random: RandomSource): DieGroup {
   const kept = results.slice();
   sortDescending(kept, sides);
   const single = count === 1 ? results[0] : undefined;
-  const keptFlags = new Array<boolean>(count).fill(true);
+  const keptFlags = flags(count, true);
   return dieGroup(
     plan,
     results,

@@ -41,7 +41,7 @@ async function literalStates(code: string): Promise<string[]> {
         timeout: 60_000,
       },
     );
-    child.stderr.on('data', (chunk: Buffer) => {
+    child.stderr?.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
     });
     const status = await new Promise<number | null>((resolve) => child.once('close', resolve));

@@ -28,7 +28,7 @@ import type { RandomSource } from '../roll/types.js';
 import { exitIfPastGrace } from '../shutdown.js';
 import { Trust } from '../trust/service.js';
 import { PACKAGE_NAME, VERSION } from '../version.js';
-import { addressKey, capConnections } from './connections.js';
+import { addressKey, capConnections, checkingIntervalMs } from './connections.js';
 import { docsPlugin } from './docs.js';
 import { answerClientError, needsLogging, replyWithError } from './errors.js';
 import { MCP_PATH, registerMcpRoute } from './mcp.js';
@@ -80,18 +80,18 @@ const INDEX_LINKS = {
 
 /**
  * The server's timeouts: a request (headers and body) must arrive within REQUEST_TIMEOUT_MS and
- * its headers within HEADERS_TIMEOUT_MS; node checks both every `connectionsCheckingInterval`. A
- * socket silent for longer than either timeout and the keep-alive (a client not reading its
- * answer) is closed. Exported for the bench's reference server, which must time out alike.
+ * its headers within HEADERS_TIMEOUT_MS; node checks both every `connectionsCheckingInterval`.
+ * No socket timeout (fastify's `connectionTimeout`): an answer its client stopped reading is cut
+ * by the connection cap's sweep instead (src/http/connections.ts). Exported for the bench's
+ * reference server, which must time out alike.
  */
 export function timeoutOptions(config: Config): FastifyHttpOptions<Server> {
   return {
     requestTimeout: config.requestTimeoutMs,
     keepAliveTimeout: config.keepAliveTimeoutMs,
-    connectionTimeout: Math.max(config.requestTimeoutMs, config.keepAliveTimeoutMs) + 1_000,
     http: {
       headersTimeout: config.headersTimeoutMs,
-      connectionsCheckingInterval: Math.min(1_000, Math.max(10, Math.floor(config.headersTimeoutMs / 4))),
+      connectionsCheckingInterval: checkingIntervalMs(config.headersTimeoutMs),
     },
   };
 }

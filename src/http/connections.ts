@@ -61,6 +61,56 @@ export interface ConnectionCapOptions {
   maxConnections: number;
   ipv6PrefixLength: number;
   trustProxy: TrustProxy;
+  requestTimeoutMs: number;
+  headersTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+}
+
+/** How often node checks the request timeouts, and the sweep below checks stalled answers. */
+export const checkingIntervalMs = (headersTimeoutMs: number): number =>
+  Math.min(1_000, Math.max(10, Math.floor(headersTimeoutMs / 4)));
+
+/**
+ * How long an answer may wait without a byte of it leaving: longer than a request may take to
+ * arrive and than a kept-alive connection may idle, so only a client that stopped reading meets it.
+ */
+export const stalledAnswerMs = (
+  options: Pick<ConnectionCapOptions, 'requestTimeoutMs' | 'keepAliveTimeoutMs'>,
+) => Math.max(options.requestTimeoutMs, options.keepAliveTimeoutMs) + 1_000;
+
+/**
+ * Closes the sockets of `live` whose answer has waited `stalledMs` with nothing sent (a client
+ * that stopped reading), looking every `everyMs`. One sweep instead of node's socket timeout
+ * (`server.timeout`), which re-arms a timer twice per request on every kept-alive connection
+ * (docs/performance.md#the-http-request-path). Returns the function that stops it.
+ */
+export function sweepStalledAnswers(
+  live: ReadonlySet<Socket>,
+  stalledMs: number,
+  everyMs: number,
+): () => void {
+  /** Per socket with output waiting: the bytes it had sent when first seen waiting, and when. */
+  const waiting = new Map<Socket, { sent: number; sinceMs: number }>();
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const [socket] of waiting) if (!live.has(socket)) waiting.delete(socket);
+    for (const socket of live) {
+      if (socket.writableLength === 0) {
+        waiting.delete(socket);
+        continue;
+      }
+      // bytesWritten counts what is still buffered too: what left is that minus the buffer.
+      const sent = socket.bytesWritten - socket.writableLength;
+      const seen = waiting.get(socket);
+      if (seen === undefined || seen.sent !== sent) waiting.set(socket, { sent, sinceMs: now });
+      else if (now - seen.sinceMs >= stalledMs) {
+        waiting.delete(socket);
+        socket.destroy();
+      }
+    }
+  }, everyMs);
+  sweep.unref();
+  return () => clearInterval(sweep);
 }
 
 function refusal(limit: number): string {
@@ -115,7 +165,8 @@ export interface ConnectionGuard {
  * byte is read); over an address's cap the socket gets one 429 `rate_limited` and is closed. A
  * socket from an address blocked by the rate limit is held for LIMITS.blockedHoldMs, then
  * answered 429 and closed (reset at once if the address already holds its cap). A refused socket
- * never reaches the HTTP server: what its client sends is never parsed.
+ * never reaches the HTTP server: what its client sends is never parsed. A served socket whose
+ * answer stops leaving (its client stopped reading) is closed (sweepStalledAnswers).
  */
 export function capConnections(server: Server, options: ConnectionCapOptions): ConnectionGuard {
   server.maxConnections = options.maxConnections;
@@ -141,10 +192,22 @@ export function capConnections(server: Server, options: ConnectionCapOptions): C
   // let through; a refused socket is answered here and nothing reads what its client sends.
   const serve = server.listeners('connection') as ((socket: Socket) => void)[];
   server.removeAllListeners('connection');
+  const served = new Set<Socket>();
+  const stopSweep = sweepStalledAnswers(
+    served,
+    stalledAnswerMs(options),
+    checkingIntervalMs(options.headersTimeoutMs),
+  );
+  server.once('close', stopSweep);
+  const handOver = (socket: Socket) => {
+    served.add(socket);
+    for (const listener of serve) listener.call(server, socket);
+  };
   server.on('connection', (socket: Socket) => {
     const address = socket.remoteAddress;
     if (address === undefined || trusted(address)) {
-      for (const listener of serve) listener.call(server, socket);
+      socket.once('close', () => served.delete(socket));
+      handOver(socket);
       return;
     }
     const key = addressKey(address, options.ipv6PrefixLength);
@@ -177,8 +240,11 @@ export function capConnections(server: Server, options: ConnectionCapOptions): C
       return;
     }
     open.set(key, count);
-    socket.once('close', () => release(key));
-    for (const listener of serve) listener.call(server, socket);
+    socket.once('close', () => {
+      release(key);
+      served.delete(socket);
+    });
+    handOver(socket);
   });
   return {
     open,

@@ -156,6 +156,70 @@ describe('timeouts', () => {
     expect(await closed).toMatch(/^HTTP\/1\.1 400 /);
   });
 
+  it('closes a connection whose client stopped reading its answers, not one that reads them slowly', async () => {
+    // An answer may wait unsent max(request, keep-alive timeout) + 1 s: 1.3 s here.
+    const port = await listen({ requestTimeoutMs: 300, headersTimeoutMs: 200, keepAliveTimeoutMs: 300 });
+    const server = app!.server;
+    const connections = () => new Promise<number>((resolve) => server.getConnections((_e, n) => resolve(n)));
+    // 120 pipelined OpenAPI documents (about 83 kB each): more than both sockets' buffers hold.
+    const requests = 'GET /openapi.json HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(120);
+    /** Opens a connection that counts the answers it reads (it reads only while flowing). */
+    const open = async () => {
+      const socket = createConnection({ host: '127.0.0.1', port });
+      sockets.push(socket);
+      socket.on('error', () => undefined);
+      await new Promise((resolve) => socket.once('connect', resolve));
+      const read = { answers: 0, closed: false };
+      let tail = '';
+      socket.setEncoding('latin1');
+      socket.on('data', (chunk: string) => {
+        const text = tail + chunk;
+        read.answers += text.split('HTTP/1.1 200 OK').length - 1;
+        tail = text.slice(-20);
+      });
+      socket.once('close', () => {
+        read.closed = true;
+      });
+      return { socket, read };
+    };
+
+    // Never reads: the server closes its side once nothing has left for the limit ...
+    const stalled = await open();
+    stalled.socket.pause();
+    stalled.socket.write(requests);
+    await until(async () => (await connections()) === 0, 'the stalled connection closed by the server');
+    // ... and what the client finds once it reads again is a connection cut short.
+    stalled.socket.resume();
+    await until(() => stalled.read.closed, 'the client to see the close');
+    expect(stalled.read.answers).toBeLessThan(120);
+
+    // Reads 1 MB every 400 ms, so about ten sips for the 10 MB: each wait is shorter than the
+    // limit and something leaves every time, so it gets every answer, over longer than the limit
+    // (the keep-alive timeout may close it once the last answer has left: that is not a cut).
+    const slow = await open();
+    slow.socket.pause();
+    let sipped = 0;
+    slow.socket.on('data', (chunk: string) => {
+      sipped += chunk.length;
+      if (sipped >= 1_000_000) slow.socket.pause();
+    });
+    slow.socket.write(requests);
+    let sips = 0;
+    const sipping = setInterval(() => {
+      sips++;
+      sipped = 0;
+      slow.socket.resume();
+    }, 400);
+    try {
+      await until(() => slow.read.answers === 120, 'all 120 answers read slowly');
+    } finally {
+      clearInterval(sipping);
+    }
+    // Every answer arrived (a cut connection would end short), over more sips than the limit lasts.
+    expect(slow.read.answers).toBe(120);
+    expect(sips).toBeGreaterThan(4);
+  }, 30_000);
+
   it('closes an idle kept-alive connection after the keep-alive timeout', async () => {
     const port = await listen({ keepAliveTimeoutMs: 200 });
     const { socket, closed } = await connect(port);

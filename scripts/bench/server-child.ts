@@ -30,7 +30,7 @@ async function buildBareFastify(): Promise<FastifyInstance> {
  * The bare route answering what fairdice answers to GET /v1/roll?formula=1d20: one real roll's
  * JSON (rolled once, at start), the headers every fairdice answer carries (CORS, nosniff, the rate
  * limit's three and the throws budget's three, with fairdice's default limits), on a server with
- * fairdice's default timeouts (the socket timeout costs a timer per request). No hook, no plugin,
+ * fairdice's default timeouts (the request, headers and keep-alive timeouts). No hook, no plugin,
  * no validation, no roll.
  */
 async function buildBareFastifySameAnswer(): Promise<FastifyInstance> {

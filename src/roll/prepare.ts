@@ -181,8 +181,9 @@ export function prepareRoll(request: RollRequest, options?: PrepareOptions): Pre
   const formula = cache.formula(request.formula, { tags });
   // A formula from the parse cache (frozen, shared by every request with its text and tags),
   // rolled as written, always gets the same plan: it is built once and shared too.
-  const asWritten = bonuses.length === 0 && advantage === 'normal' && Object.isFrozen(formula);
+  const asWritten = bonuses.length === 0 && advantage === 'normal';
   if (asWritten) {
+    // Only a cached (frozen) formula has a plan here: no need to ask V8 whether it is frozen.
     const known = plansOfCachedFormulas.get(formula);
     if (known !== undefined) {
       checkDicePerRoll(known.diceCount, options);
@@ -309,7 +310,7 @@ export function prepareRoll(request: RollRequest, options?: PrepareOptions): Pre
   };
   // Frozen like the formula it comes from: a caller writing to a shared plan throws instead of
   // changing another request's roll.
-  if (asWritten) plansOfCachedFormulas.set(formula, deepFreeze(prepared));
+  if (asWritten && Object.isFrozen(formula)) plansOfCachedFormulas.set(formula, deepFreeze(prepared));
   return prepared;
 }
 

@@ -79,9 +79,10 @@ export const stalledAnswerMs = (
 ) => Math.max(options.requestTimeoutMs, options.keepAliveTimeoutMs) + 1_000;
 
 /**
- * Closes the sockets of `live` whose answer has waited `stalledMs` with nothing sent (a client
- * that stopped reading), looking every `everyMs`. One sweep instead of node's socket timeout
- * (`server.timeout`), which re-arms a timer twice per request on every kept-alive connection
+ * Resets the sockets of `live` whose output has waited `stalledMs` without one write completing
+ * (a client that stopped reading), looking every `everyMs`; a reset frees what the kernel still
+ * holds for it at once. One sweep instead of node's socket timeout (`server.timeout`), which
+ * re-arms a timer twice per request on every kept-alive connection
  * (docs/performance.md#the-http-request-path). Returns the function that stops it.
  */
 export function sweepStalledAnswers(
@@ -95,7 +96,8 @@ export function sweepStalledAnswers(
     const now = Date.now();
     for (const [socket] of waiting) if (!live.has(socket)) waiting.delete(socket);
     for (const socket of live) {
-      if (socket.writableLength === 0) {
+      // A reset socket stays in `live` until its close event.
+      if (socket.writableLength === 0 || socket.destroyed) {
         waiting.delete(socket);
         continue;
       }
@@ -105,7 +107,7 @@ export function sweepStalledAnswers(
       if (seen === undefined || seen.sent !== sent) waiting.set(socket, { sent, sinceMs: now });
       else if (now - seen.sinceMs >= stalledMs) {
         waiting.delete(socket);
-        socket.destroy();
+        socket.resetAndDestroy();
       }
     }
   }, everyMs);

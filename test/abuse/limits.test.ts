@@ -1,6 +1,7 @@
 // Abuse, in one process: what one request may cost (the throws budget), what one address may hold
 // (connections), how long a request may take to arrive, and what every answer carries. Every loop
 // is bounded; every socket is on 127.0.0.1.
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createConnection, type Socket } from 'node:net';
 import LocalStore from '@fastify/rate-limit/store/LocalStore.js';
@@ -161,8 +162,13 @@ describe('timeouts', () => {
     const port = await listen({ requestTimeoutMs: 300, headersTimeoutMs: 200, keepAliveTimeoutMs: 300 });
     const server = app!.server;
     const connections = () => new Promise<number>((resolve) => server.getConnections((_e, n) => resolve(n)));
-    // 120 pipelined OpenAPI documents (about 83 kB each): more than both sockets' buffers hold.
-    const requests = 'GET /openapi.json HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(120);
+    // Pipelined OpenAPI documents: more than the server's send buffer and the client's receive
+    // buffer can hold at their largest, so the answers cannot all leave unread.
+    const documentBytes = (await app!.inject('/openapi.json')).rawPayload.length;
+    const largest = (file: string) => Number(readFileSync(file, 'utf8').trim().split(/\s+/).at(-1));
+    const buffers = largest('/proc/sys/net/ipv4/tcp_wmem') + largest('/proc/sys/net/ipv4/tcp_rmem');
+    const count = Math.ceil((1.5 * buffers) / documentBytes);
+    const requests = 'GET /openapi.json HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(count);
     /** Opens a connection that counts the answers it reads (it reads only while flowing). */
     const open = async () => {
       const socket = createConnection({ host: '127.0.0.1', port });
@@ -191,17 +197,18 @@ describe('timeouts', () => {
     // ... and what the client finds once it reads again is a connection cut short.
     stalled.socket.resume();
     await until(() => stalled.read.closed, 'the client to see the close');
-    expect(stalled.read.answers).toBeLessThan(120);
+    expect(stalled.read.answers).toBeLessThan(count);
 
-    // Reads 1 MB every 400 ms, so about ten sips for the 10 MB: each wait is shorter than the
-    // limit and something leaves every time, so it gets every answer, over longer than the limit
-    // (the keep-alive timeout may close it once the last answer has left: that is not a cut).
+    // Reads a tenth of it every 400 ms: each wait is shorter than the limit and something leaves
+    // every time, so it gets every answer, over longer than the limit in all (the keep-alive
+    // timeout may close it once the last answer has left: that is not a cut).
     const slow = await open();
     slow.socket.pause();
+    const sip = (count * documentBytes) / 10;
     let sipped = 0;
     slow.socket.on('data', (chunk: string) => {
       sipped += chunk.length;
-      if (sipped >= 1_000_000) slow.socket.pause();
+      if (sipped >= sip) slow.socket.pause();
     });
     slow.socket.write(requests);
     let sips = 0;
@@ -211,12 +218,12 @@ describe('timeouts', () => {
       slow.socket.resume();
     }, 400);
     try {
-      await until(() => slow.read.answers === 120, 'all 120 answers read slowly');
+      await until(() => slow.read.answers === count, 'every answer read slowly');
     } finally {
       clearInterval(sipping);
     }
     // Every answer arrived (a cut connection would end short), over more sips than the limit lasts.
-    expect(slow.read.answers).toBe(120);
+    expect(slow.read.answers).toBe(count);
     expect(sips).toBeGreaterThan(4);
   }, 30_000);
 

@@ -219,6 +219,23 @@ describe('tables', () => {
     expect(await stream.body()).toMatch(/^: fairdice table events/);
   });
 
+  it('keeps a quiet stream open past the limit that cuts a client not reading its answers', async () => {
+    // That limit is 1.3 s here (src/http/connections.ts); the heartbeat comes every 15 s.
+    const own = await appWith({ requestTimeoutMs: 300, headersTimeoutMs: 200, keepAliveTimeoutMs: 300 });
+    try {
+      const ownBase = await listen(own);
+      const table = (await own.inject({ method: 'POST', url: '/v1/tables' })).json() as { id: string };
+      const stream = await openEvents(ownBase, `/v1/tables/${table.id}/events`);
+      expect(stream.status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      await own.inject({ method: 'POST', url: '/v1/roll', payload: { formula: '1d6', table: table.id } });
+      expect((await stream.waitFor(1)).map((event) => event.id)).toEqual(['1']);
+      stream.close();
+    } finally {
+      await own.close();
+    }
+  });
+
   it('refuses a stream for an unknown table with 404', async () => {
     const missing = await openEvents(base, '/v1/tables/AAAAAAAAAAAAAAAAAAAAAAAA/events');
     expect(missing.status).toBe(404);

@@ -154,9 +154,11 @@ export class ThrowBuckets {
     const previous = this.fullAt.get(key);
     const from = previous === undefined || previous < now ? now : previous;
     const fullAt = from + (throws * 1000) / this.perSecond;
-    // Re-inserted, so the map's order is the order of the last charge: the oldest goes first.
-    if (previous !== undefined) this.fullAt.delete(key);
-    else if (this.fullAt.size >= this.addresses) this.forgetOldest(now);
+    // Re-inserted, so the map's order is the order of the last charge: the oldest goes first. A
+    // map's only entry stays where it is: deleting it makes V8 reallocate the map's table.
+    if (previous !== undefined) {
+      if (this.fullAt.size > 1) this.fullAt.delete(key);
+    } else if (this.fullAt.size >= this.addresses) this.forgetOldest(now);
     this.fullAt.set(key, fullAt);
   }
 

@@ -125,7 +125,7 @@ export function rollPrepared(prepared: PreparedRoll, options?: RollOptions): Rol
           formula: prepared.formula,
           dice,
           modifier: prepared.modifier,
-          modifiers: prepared.modifiers.slice(),
+          modifiers: copyOf(prepared.modifiers),
           total,
           advantageState: prepared.advantageState,
         }
@@ -133,7 +133,7 @@ export function rollPrepared(prepared: PreparedRoll, options?: RollOptions): Rol
           formula: prepared.formula,
           dice,
           modifier: prepared.modifier,
-          modifiers: prepared.modifiers.slice(),
+          modifiers: copyOf(prepared.modifiers),
           total,
           advantageState: prepared.advantageState,
           tag: prepared.tag,
@@ -394,7 +394,7 @@ function dieGroup(
     naturalHigh,
     naturalLow,
   };
-  if (plan.faces !== undefined) group.faces = plan.faces.slice();
+  if (plan.faces !== undefined) group.faces = copyOf(plan.faces);
   if (plan.label !== undefined) group.label = plan.label;
   if (successes !== undefined) group.successes = successes;
   if (failures !== undefined) group.failures = failures;
@@ -513,6 +513,16 @@ function throwDice(plan: GroupPlan, random: RandomSource, base: number): Thrown 
   }
   spend(thrown);
   return { results, throws };
+}
+
+/**
+ * A new array of a plan's values. A cached plan is frozen, and V8's `slice` copies a frozen array
+ * by its generic path, through the runtime, which cost more than the roll of a d20.
+ */
+function copyOf(values: readonly number[]): number[] {
+  const copy: number[] = [];
+  for (let i = 0; i < values.length; i++) copy.push(values[i]!);
+  return copy;
 }
 
 /**

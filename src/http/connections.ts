@@ -71,7 +71,7 @@ export const checkingIntervalMs = (headersTimeoutMs: number): number =>
   Math.min(1_000, Math.max(10, Math.floor(headersTimeoutMs / 4)));
 
 /**
- * How long an answer may wait without a byte of it leaving: longer than a request may take to
+ * How long an answer may wait without one write completing: longer than a request may take to
  * arrive and than a kept-alive connection may idle, so only a client that stopped reading meets it.
  */
 export const stalledAnswerMs = (
@@ -168,7 +168,7 @@ export interface ConnectionGuard {
  * socket from an address blocked by the rate limit is held for LIMITS.blockedHoldMs, then
  * answered 429 and closed (reset at once if the address already holds its cap). A refused socket
  * never reaches the HTTP server: what its client sends is never parsed. A served socket whose
- * answer stops leaving (its client stopped reading) is closed (sweepStalledAnswers).
+ * answer stops leaving (its client stopped reading) is reset (sweepStalledAnswers).
  */
 export function capConnections(server: Server, options: ConnectionCapOptions): ConnectionGuard {
   server.maxConnections = options.maxConnections;

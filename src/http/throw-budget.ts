@@ -117,8 +117,12 @@ export class ThrowBuckets {
   /** Throws in `key`'s bucket now: at most `burst`, below zero while it pays back a costly roll. */
   level(key: string): number {
     const fullAt = this.fullAt.get(key);
-    if (fullAt === undefined) return this.burst;
-    const owed = Math.max(0, fullAt - this.clock());
+    return fullAt === undefined ? this.burst : this.levelAt(fullAt, this.clock());
+  }
+
+  /** The level of a bucket full again at `fullAt`, at `now`. */
+  private levelAt(fullAt: number, now: number): number {
+    const owed = Math.max(0, fullAt - now);
     return this.burst - (owed * this.perSecond) / 1000;
   }
 
@@ -147,9 +151,9 @@ export class ThrowBuckets {
     return Math.max(0, Math.ceil((this.burst - level) / this.perSecond));
   }
 
-  /** Takes `throws` from `key`'s bucket. */
-  charge(key: string, throws: number): void {
-    if (throws <= 0) return;
+  /** Takes `throws` from `key`'s bucket; returns its level after, read at the same moment. */
+  charge(key: string, throws: number): number {
+    if (throws <= 0) return this.level(key);
     const now = this.clock();
     const previous = this.fullAt.get(key);
     const from = previous === undefined || previous < now ? now : previous;
@@ -160,6 +164,7 @@ export class ThrowBuckets {
       if (this.fullAt.size > 1) this.fullAt.delete(key);
     } else if (this.fullAt.size >= this.addresses) this.forgetOldest(now);
     this.fullAt.set(key, fullAt);
+    return this.levelAt(fullAt, now);
   }
 
   /** What `key` has left, for the headers. */
@@ -235,16 +240,16 @@ class RequestThrowMeter implements ThrowMeter {
   }
 
   charge(throws: number): void {
-    this.budget.charge(this.key, throws);
-    this.headers(throws);
+    const local = this.budget.charge(this.key, throws);
+    this.headers(throws, local);
     if (throws > 0) this.budget.sharedLevelOf(this.key, throws);
   }
 
-  private headers(charged: number): void {
+  /** The headers, from the level in memory (`local`) and Redis's when the budget is shared. */
+  private headers(charged: number, local: number): void {
     const reply = this.reply;
     if (reply === undefined) return;
     const budget = this.budget;
-    const local = budget.level(this.key);
     const shared = this.sharedLevel;
     const level = shared === undefined ? local : Math.min(local, shared - charged);
     // Strings: node checks a number header value on a slow path (src/http/rate-limit.ts).
@@ -255,7 +260,7 @@ class RequestThrowMeter implements ThrowMeter {
   }
 
   private refuse(error: unknown): never {
-    this.headers(0);
+    this.headers(0, this.budget.level(this.key));
     throw error;
   }
 }

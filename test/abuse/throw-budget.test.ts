@@ -138,10 +138,12 @@ describe('ThrowBuckets', () => {
     const clock = { now: 1_000_000 };
     const buckets = bucketsAt(clock);
     buckets.admit('a');
-    buckets.charge('a', 10_000);
-    buckets.charge('a', 10_000);
-    buckets.charge('a', 10_000);
+    // Each charge gives the level after it, as level() reads it.
+    expect(buckets.charge('a', 10_000)).toBe(10_000);
+    expect(buckets.charge('a', 10_000)).toBe(0);
+    expect(buckets.charge('a', 10_000)).toBe(-10_000);
     expect(buckets.level('a')).toBe(-10_000);
+    expect(buckets.charge('a', 0)).toBe(-10_000);
     expect(() => buckets.admit('a')).toThrow(ThrowsSpentError);
     try {
       buckets.admit('a');

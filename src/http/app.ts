@@ -28,7 +28,7 @@ import type { RandomSource } from '../roll/types.js';
 import { exitIfPastGrace } from '../shutdown.js';
 import { Trust } from '../trust/service.js';
 import { PACKAGE_NAME, VERSION } from '../version.js';
-import { addressKey, capConnections, checkingIntervalMs } from './connections.js';
+import { capConnections, checkingIntervalMs, requestKeys } from './connections.js';
 import { docsPlugin } from './docs.js';
 import { answerClientError, needsLogging, replyWithError } from './errors.js';
 import { MCP_PATH, registerMcpRoute } from './mcp.js';
@@ -138,7 +138,9 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
   // Only JSON bodies: text/plain would otherwise be parsed and reach the schemas as a string.
   app.removeContentTypeParser('text/plain');
 
-  const { count, shared } = await registerRateLimit(app, config, log, guard);
+  // Every limit counts a request under its address's key, computed once per request.
+  const keyOf = requestKeys(app, config.ipv6PrefixLength);
+  const { count, shared } = await registerRateLimit(app, config, log, keyOf, guard);
   // Bodies are read as they arrive: a compressed one would only ever fail as bad JSON.
   const unsupportedEncoding = new RequestError(MESSAGES.unsupportedEncoding);
   const refuseEncoding = (request: FastifyRequest, reply: FastifyReply) =>
@@ -176,7 +178,7 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
   const takeTurn = fairTurns(TURN_BUDGET_MS, undefined, exitIfPastGrace);
   app.addHook('preHandler', (request, _reply, done) => {
     exitIfPastGrace();
-    takeTurn(addressKey(request.ip, config.ipv6PrefixLength), done);
+    takeTurn(keyOf(request), done);
   });
 
   app.setErrorHandler((error, request, reply) => replyWithError(request, reply, error, bodyLimit));
@@ -205,7 +207,7 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
   });
   const contextOf = (request: FastifyRequest, reply?: FastifyReply): DiceContext => {
     // The request limit's key: an IPv4 address as it is, an IPv6 one by its prefix.
-    const key = addressKey(request.ip, config.ipv6PrefixLength);
+    const key = keyOf(request);
     return {
       log: request.log,
       random,

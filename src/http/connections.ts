@@ -8,6 +8,7 @@
 import type { Server, Socket } from 'node:net';
 import { BlockList, isIPv6 } from 'node:net';
 import { normalizeIP } from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TrustProxy } from '../config.js';
 import { DiceError, MESSAGES } from '../errors.js';
 import { LIMITS } from '../limits.js';
@@ -32,6 +33,29 @@ export function addressKey(address: string, prefixLength: number): string {
     ipv6Keys.set(cacheKey, key);
   }
   return key;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The client address's key (see addressKey), once `requestKeys`' function has read it; '' before. */
+    clientKey: string;
+  }
+}
+
+/**
+ * Gives `app`'s requests a `clientKey` field and returns the function that reads it: the key of
+ * `request.ip`, computed on the first read and kept. The rate limit, the fair turns and the
+ * budgets all count a request under this key, so it is computed once per request.
+ */
+export function requestKeys(app: FastifyInstance, prefixLength: number): (request: FastifyRequest) => string {
+  app.decorateRequest('clientKey', '');
+  return (request) => {
+    const known = request.clientKey;
+    if (known !== '') return known;
+    const key = addressKey(request.ip, prefixLength);
+    request.clientKey = key;
+    return key;
+  };
 }
 
 /**

@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import { gzipSync } from 'node:zlib';
 import type {} from '@fastify/rate-limit';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { countingItself } from './rate-limit.js';
 
 export interface DocsOptions {
   /** Where the page fetches the OpenAPI document from (same origin), e.g. `/openapi.json`. */
@@ -187,19 +188,21 @@ export const docsPlugin: FastifyPluginAsync<DocsOptions> = async (app, options) 
 
   const byPath = new Map(assets.map((asset) => [`${asset.hash}/${asset.fileName}`, asset]));
   // One route for every asset, so they share one per-address budget.
-  app.get<{ Params: { hash: string; file: string } }>(
-    `${routePrefix}/assets/:hash/:file`,
-    {
-      config: {
-        rateLimit: options.assetsPerWindow === undefined ? false : { max: options.assetsPerWindow },
+  countingItself(app, (scope) => {
+    scope.get<{ Params: { hash: string; file: string } }>(
+      `${routePrefix}/assets/:hash/:file`,
+      {
+        config: {
+          rateLimit: options.assetsPerWindow === undefined ? false : { max: options.assetsPerWindow },
+        },
       },
-    },
-    (request, reply) => {
-      const asset = byPath.get(`${request.params.hash}/${request.params.file}`);
-      if (asset === undefined) return reply.callNotFound();
-      return sendAsset(asset, request, reply);
-    },
-  );
+      (request, reply) => {
+        const asset = byPath.get(`${request.params.hash}/${request.params.file}`);
+        if (asset === undefined) return reply.callNotFound();
+        return sendAsset(asset, request, reply);
+      },
+    );
+  });
 
   const page = `<!doctype html>
 <html lang="en">

@@ -29,7 +29,7 @@ import type { DiceError } from '../errors.js';
 import { type CallSetting, createMcpServer } from '../mcp/server.js';
 import { rateLimitedFor, toolsOf } from '../mcp/tools.js';
 import { rateLimitedError, replyWithError } from './errors.js';
-import { handlerRateLimit } from './rate-limit.js';
+import { countingItself, handlerRateLimit } from './rate-limit.js';
 
 export const MCP_PATH = '/mcp';
 
@@ -175,50 +175,53 @@ export async function registerMcpRoute(
   await server.connect(transport);
   app.addHook('onClose', () => server.close());
 
-  app.route({
-    method: 'POST',
-    url: MCP_PATH,
-    config: { rateLimitInHandler: true },
-    handler: async (request, reply) => {
-      if (hostRefused(request, trustProxy)) return jsonRpcError(reply, 403, -32000, HOST_REFUSED);
-      if (!acceptsBoth(request.headers.accept)) return jsonRpcError(reply, 406, -32000, NOT_ACCEPTABLE);
-      const verdict = await charge(request);
-      const body = request.body;
-      if (verdict.exceeded && !isToolCall(body)) {
-        reply.header('retry-after', String(verdict.retryAfterSeconds));
-        return replyWithError(request, reply, rateLimitedError(), bodyLimitBytes);
-      }
-      // JSON-RPC batches left the protocol in its 2025-06-18 revision; here they would also
-      // carry many calls for one charge.
-      if (Array.isArray(body))
-        return jsonRpcError(reply, 400, -32600, 'Send one JSON-RPC message per request.');
-      const kind = kindOf(body);
-      if (kind === undefined) {
-        return jsonRpcError(reply, 400, -32600, 'Invalid Request: not a JSON-RPC 2.0 message');
-      }
-      const message = body as JSONRPCMessage;
-      const version = request.headers['mcp-protocol-version'];
-      if (
-        (message as { method?: unknown }).method !== 'initialize' &&
-        version !== undefined &&
-        !SUPPORTED_PROTOCOL_VERSIONS.includes(String(version))
-      ) {
-        return jsonRpcError(
-          reply,
-          400,
-          -32000,
-          `Bad Request: Unsupported protocol version (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
-        );
-      }
-      if (kind !== 'request') {
-        // A notification (or a response, to a request fairdice never sends): nothing to answer.
-        if (kind === 'notification') transport.deliver(message as JSONRPCNotification);
-        return reply.code(202).send();
-      }
-      const refused = verdict.exceeded ? rateLimitedFor(verdict.retryAfterSeconds) : undefined;
-      const response = await transport.exchange(message as JSONRPCRequest, request, refused);
-      return reply.type('application/json').send(JSON.stringify(response));
-    },
+  // It charges the rate limit from its handler, so the root count leaves it alone.
+  await countingItself(app, (scope) => {
+    scope.route({
+      method: 'POST',
+      url: MCP_PATH,
+      config: { rateLimitInHandler: true },
+      handler: async (request, reply) => {
+        if (hostRefused(request, trustProxy)) return jsonRpcError(reply, 403, -32000, HOST_REFUSED);
+        if (!acceptsBoth(request.headers.accept)) return jsonRpcError(reply, 406, -32000, NOT_ACCEPTABLE);
+        const verdict = await charge(request);
+        const body = request.body;
+        if (verdict.exceeded && !isToolCall(body)) {
+          reply.header('retry-after', String(verdict.retryAfterSeconds));
+          return replyWithError(request, reply, rateLimitedError(), bodyLimitBytes);
+        }
+        // JSON-RPC batches left the protocol in its 2025-06-18 revision; here they would also
+        // carry many calls for one charge.
+        if (Array.isArray(body))
+          return jsonRpcError(reply, 400, -32600, 'Send one JSON-RPC message per request.');
+        const kind = kindOf(body);
+        if (kind === undefined) {
+          return jsonRpcError(reply, 400, -32600, 'Invalid Request: not a JSON-RPC 2.0 message');
+        }
+        const message = body as JSONRPCMessage;
+        const version = request.headers['mcp-protocol-version'];
+        if (
+          (message as { method?: unknown }).method !== 'initialize' &&
+          version !== undefined &&
+          !SUPPORTED_PROTOCOL_VERSIONS.includes(String(version))
+        ) {
+          return jsonRpcError(
+            reply,
+            400,
+            -32000,
+            `Bad Request: Unsupported protocol version (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
+          );
+        }
+        if (kind !== 'request') {
+          // A notification (or a response, to a request fairdice never sends): nothing to answer.
+          if (kind === 'notification') transport.deliver(message as JSONRPCNotification);
+          return reply.code(202).send();
+        }
+        const refused = verdict.exceeded ? rateLimitedFor(verdict.retryAfterSeconds) : undefined;
+        const response = await transport.exchange(message as JSONRPCRequest, request, refused);
+        return reply.type('application/json').send(JSON.stringify(response));
+      },
+    });
   });
 
   // Stateless: no event stream to open (GET) and no session to end (DELETE). The MCP spec has a

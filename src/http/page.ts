@@ -8,6 +8,7 @@ import { gzipSync } from 'node:zlib';
 import type {} from '@fastify/rate-limit';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ASSET_CACHE_CONTROL, PAGE_CACHE_CONTROL } from './docs.js';
+import { countingItself } from './rate-limit.js';
 
 /** Where `npm run build` writes the page: dist/page, from src/http or dist/http alike. */
 export const PAGE_DIR = fileURLToPath(new URL('../../dist/page/', import.meta.url));
@@ -108,15 +109,17 @@ export function registerPage(
     log.warn({ dir: PAGE_DIR }, 'the page for / is not built (npm run build); / answers the JSON index');
   } else {
     // One route for every asset, so they share one per-address budget (as /docs' assets do).
-    app.get<{ Params: { file: string } }>(
-      '/assets/:file',
-      { config: { rateLimit: assetsPerWindow === undefined ? false : { max: assetsPerWindow } } },
-      (request, reply) => {
-        const asset = page.assets.get(`/assets/${request.params.file}`);
-        if (asset === undefined) return reply.callNotFound();
-        return sendAsset(asset, request, reply);
-      },
-    );
+    countingItself(app, (scope) => {
+      scope.get<{ Params: { file: string } }>(
+        '/assets/:file',
+        { config: { rateLimit: assetsPerWindow === undefined ? false : { max: assetsPerWindow } } },
+        (request, reply) => {
+          const asset = page.assets.get(`/assets/${request.params.file}`);
+          if (asset === undefined) return reply.callNotFound();
+          return sendAsset(asset, request, reply);
+        },
+      );
+    });
   }
   app.get('/', (request, reply) => {
     reply.header('vary', 'accept');

@@ -10,10 +10,16 @@ import rateLimit, {
   type FastifyRateLimitStoreCtor,
 } from '@fastify/rate-limit';
 import LocalStore from '@fastify/rate-limit/store/LocalStore.js';
-import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type {
+  FastifyBaseLogger,
+  FastifyContextConfig,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+} from 'fastify';
 import type { Config } from '../config.js';
 import { LIMITS } from '../limits.js';
-import { addressKey, type ConnectionGuard } from './connections.js';
+import type { ConnectionGuard } from './connections.js';
 import { rateLimitedError } from './errors.js';
 import { SharedRateLimit } from './rate-limit-store.js';
 
@@ -25,6 +31,33 @@ declare module 'fastify' {
      */
     rateLimitInHandler?: boolean;
   }
+}
+
+/** The scopes made by `countingItself`: the root count leaves their routes alone. */
+const selfCountingScopes = new WeakSet<FastifyInstance>();
+
+/** Whether a route's options say it counts its requests itself (see `countingItself`). */
+const countsItself = (config: FastifyContextConfig | undefined): boolean =>
+  config?.rateLimit !== undefined || config?.rateLimitInHandler === true;
+
+/**
+ * Registers, in a scope of their own, routes that count their requests themselves: with a limit
+ * of their own (`config.rateLimit`, false or a budget, counted by the plugin's per-route hook) or
+ * from their handler (`config.rateLimitInHandler`). The root count knows such a route by its
+ * scope (`request.server`, the instance its routes were added to) instead of reading the route's
+ * options on every request: fastify builds `request.routeOptions` anew on each read, a cost every
+ * request paid (docs/performance.md#the-http-request-path). A set of scopes rather than a
+ * decorator: a fastify instance keeps its properties in a dictionary, slow to miss in. At start-up, a route whose options and scope
+ * disagree stops the app (registerRateLimit's onRoute check).
+ */
+export function countingItself(
+  app: FastifyInstance,
+  routes: (scope: FastifyInstance) => void | Promise<void>,
+): PromiseLike<unknown> {
+  return app.register(async (scope) => {
+    selfCountingScopes.add(scope);
+    await routes(scope);
+  });
 }
 
 /** Counts one request against its address's limit: `done()` to go on, `done(error)` for the 429. */
@@ -44,11 +77,15 @@ export interface RateLimit {
   shared: SharedRateLimit | undefined;
 }
 
-/** Registers the rate-limit plugin (its store, per-route limits and 429) and returns the root count. */
+/**
+ * Registers the rate-limit plugin (its store, per-route limits and 429) and returns the root count.
+ * `keyOf` gives a request's address key (src/http/connections.ts `requestKeys`).
+ */
 export async function registerRateLimit(
   app: FastifyInstance,
   config: Config,
   log: FastifyBaseLogger,
+  keyOf: (request: FastifyRequest) => string,
   guard?: ConnectionGuard,
 ): Promise<RateLimit> {
   let Store: FastifyRateLimitStoreCtor = InMemoryStore;
@@ -98,7 +135,7 @@ export async function registerRateLimit(
     store: Counted,
     ipv6Subnet: config.ipv6PrefixLength,
     // The connection guard's key, IPv6 prefixes remembered rather than parsed on every request.
-    keyGenerator: (request) => addressKey(request.ip, config.ipv6PrefixLength),
+    keyGenerator: keyOf,
     // The shared store answers from memory itself when Redis fails; should any store error still
     // escape, the request goes through uncounted rather than failing with a 500.
     skipOnError: true,
@@ -109,7 +146,16 @@ export async function registerRateLimit(
   // The limiter runs in the root hook, so a route's own `config.rateLimit` (false, or limits of its
   // own as the /docs assets have, counted by the plugin's per-route hook) is honoured here by
   // hand: the root hook leaves such a route alone, and a `rateLimitInHandler` route too (its
-  // handler charges it through handlerRateLimit).
+  // handler charges it through handlerRateLimit). Such routes live in a `countingItself` scope,
+  // and every other route outside one: checked here as each route is added.
+  app.addHook('onRoute', function checkCounting(route) {
+    if (countsItself(route.config) === selfCountingScopes.has(this)) return;
+    throw new Error(
+      countsItself(route.config)
+        ? `${String(route.method)} ${route.url} counts its own requests: register it with countingItself()`
+        : `${String(route.method)} ${route.url} is inside a countingItself() scope but counts nothing itself: every request would go uncounted`,
+    );
+  });
   // It does what the plugin's own onRequest handler does (same key, store, headers, 429 and
   // skip-on-error), with a callback: the in-memory count answers synchronously, so a request
   // costs no promise and no extra turn of the event loop (docs/performance.md).
@@ -118,11 +164,9 @@ export async function registerRateLimit(
   // slow path (and a conversion) for a number.
   const maxText = String(max);
   const timeWindow = config.rateLimitWindowMs;
-  const prefix = config.ipv6PrefixLength;
   const count: CountRequest = function rootRateLimit(request, reply, done) {
-    const { config: routeConfig } = request.routeOptions;
-    if (routeConfig.rateLimit !== undefined || routeConfig.rateLimitInHandler === true) return done();
-    const key = addressKey(request.ip, prefix);
+    if (selfCountingScopes.has(request.server)) return done();
+    const key = keyOf(request);
     store.incr(
       key,
       (error, result) => {

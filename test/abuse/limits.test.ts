@@ -5,12 +5,13 @@ import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createConnection, type Socket } from 'node:net';
 import LocalStore from '@fastify/rate-limit/store/LocalStore.js';
-import type { FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Config, defaultConfig } from '../../src/config.js';
 import { MESSAGES } from '../../src/errors.js';
 import { buildApp } from '../../src/http/app.js';
-import { addressKey } from '../../src/http/connections.js';
+import { addressKey, requestKeys } from '../../src/http/connections.js';
+import { countingItself, registerRateLimit } from '../../src/http/rate-limit.js';
 import { LIMITS } from '../../src/limits.js';
 import { logCollector } from '../support/app.js';
 import { until } from '../support/wait.js';
@@ -368,9 +369,80 @@ describe('connection caps', () => {
     expect(addressKey('::ffff:10.1.2.3', 64)).toBe('10.1.2.3');
     expect(addressKey('10.1.2.3', 64)).toBe('10.1.2.3');
   });
+
+  it("computes a request's key once and keeps it on the request for every limit to read", async () => {
+    const bare = Fastify();
+    const keyOf = requestKeys(bare, 64);
+    bare.get('/', (request) => {
+      const before = request.clientKey;
+      const first = keyOf(request);
+      const kept = request.clientKey;
+      // A second read takes the kept key, not request.ip's again.
+      request.clientKey = 'kept';
+      return { before, first, kept, second: keyOf(request) };
+    });
+    try {
+      const answer = await bare.inject({ method: 'GET', url: '/', remoteAddress: '2001:db8:0:1::7' });
+      expect(answer.json()).toEqual({
+        before: '',
+        first: addressKey('2001:db8:0:1::7', 64),
+        kept: addressKey('2001:db8:0:1::7', 64),
+        second: 'kept',
+      });
+      expect(answer.json().first).toBe(addressKey('2001:db8:0:1::8', 64));
+    } finally {
+      await bare.close();
+    }
+  });
 });
 
 describe('the rate limit per address', () => {
+  it('stops at start-up a route whose own counting and scope disagree', async () => {
+    const config = defaultConfig({ logLevel: 'silent' });
+    // Returned inside an object: a fastify instance is itself awaitable (it boots).
+    const withLimit = async () => {
+      const bare = Fastify();
+      const { count } = await registerRateLimit(
+        bare,
+        config,
+        bare.log,
+        requestKeys(bare, config.ipv6PrefixLength),
+      );
+      // The root count, as the app's own onRequest hook runs it.
+      bare.addHook('onRequest', count);
+      return { bare };
+    };
+    // A limit of its own outside a countingItself() scope would be counted twice.
+    const { bare: outside } = await withLimit();
+    expect(() => outside.get('/own', { config: { rateLimit: { max: 5 } } }, () => 'x')).toThrow(
+      /counts its own requests: register it with countingItself/,
+    );
+    await outside.close();
+    // A route counting nothing inside one would go uncounted.
+    const { bare: inside } = await withLimit();
+    const scoped = countingItself(inside, (scope) => {
+      scope.get('/free', () => 'x');
+    });
+    await expect(Promise.resolve(scoped)).rejects.toThrow(/counts nothing itself/);
+    await inside.close().catch(() => undefined);
+    // Agreeing options and scopes start; the route outside the scope is counted at the root.
+    const { bare: agreeing } = await withLimit();
+    try {
+      await countingItself(agreeing, (scope) => {
+        scope.get('/own', { config: { rateLimitInHandler: true } }, () => 'x');
+      });
+      agreeing.get('/counted', () => 'x');
+      const counted = await agreeing.inject({ url: '/counted' });
+      expect(counted.statusCode).toBe(200);
+      expect(counted.headers['x-ratelimit-remaining']).toBe(String(config.rateLimitMax - 1));
+      const own = await agreeing.inject({ url: '/own' });
+      expect(own.statusCode).toBe(200);
+      expect(own.headers['x-ratelimit-remaining']).toBeUndefined();
+    } finally {
+      await agreeing.close();
+    }
+  });
+
   it('shares one budget between addresses of one IPv6 /64', async () => {
     const built = await make({ rateLimitMax: 3 });
     const from = (remoteAddress: string) => built.inject({ method: 'GET', url: '/v1/health', remoteAddress });

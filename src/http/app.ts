@@ -252,7 +252,7 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
   });
 
   const index = JSON.stringify({ name: PACKAGE_NAME, version: VERSION, links: INDEX_LINKS });
-  registerPage(
+  await registerPage(
     app,
     log,
     index,

@@ -188,7 +188,7 @@ export const docsPlugin: FastifyPluginAsync<DocsOptions> = async (app, options) 
 
   const byPath = new Map(assets.map((asset) => [`${asset.hash}/${asset.fileName}`, asset]));
   // One route for every asset, so they share one per-address budget.
-  countingItself(app, (scope) => {
+  await countingItself(app, (scope) => {
     scope.get<{ Params: { hash: string; file: string } }>(
       `${routePrefix}/assets/:hash/:file`,
       {

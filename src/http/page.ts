@@ -97,19 +97,19 @@ function sendAsset(asset: PageAsset, request: FastifyRequest, reply: FastifyRepl
  * assets (counted in a budget of their own, as /docs' are). Without a built page, `/` is the index for
  * everyone and the log says how to build the page.
  */
-export function registerPage(
+export async function registerPage(
   app: FastifyInstance,
   log: FastifyBaseLogger,
   json: string,
   page: BuiltPage | undefined,
   /** Asset requests per rate-limit window per address, a budget of their own; absent: unlimited. */
   assetsPerWindow?: number,
-): void {
+): Promise<void> {
   if (page === undefined) {
     log.warn({ dir: PAGE_DIR }, 'the page for / is not built (npm run build); / answers the JSON index');
   } else {
     // One route for every asset, so they share one per-address budget (as /docs' assets do).
-    countingItself(app, (scope) => {
+    await countingItself(app, (scope) => {
       scope.get<{ Params: { file: string } }>(
         '/assets/:file',
         { config: { rateLimit: assetsPerWindow === undefined ? false : { max: assetsPerWindow } } },

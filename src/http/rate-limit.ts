@@ -47,8 +47,9 @@ const countsItself = (config: FastifyContextConfig | undefined): boolean =>
  * scope (`request.server`, the instance its routes were added to) instead of reading the route's
  * options on every request: fastify builds `request.routeOptions` anew on each read, a cost every
  * request paid (docs/performance.md#the-http-request-path). A set of scopes rather than a
- * decorator: a fastify instance keeps its properties in a dictionary, slow to miss in. At start-up, a route whose options and scope
- * disagree stops the app (registerRateLimit's onRoute check).
+ * decorator: a fastify instance keeps its properties in a dictionary, slow to miss in.
+ * The routes must be added directly on `scope` (not in a plugin inside it): at start-up, a route
+ * whose options and scope disagree stops the app (registerRateLimit's onRoute check).
  */
 export function countingItself(
   app: FastifyInstance,
@@ -121,7 +122,7 @@ export async function registerRateLimit(
       guard !== undefined &&
       address !== undefined &&
       guard.guards(address) &&
-      request.routeOptions.config.rateLimit === undefined &&
+      !selfCountingScopes.has(request.server) &&
       guard.refused(address, Date.now() + context.ttl, context.max)
     ) {
       closing.add(error);

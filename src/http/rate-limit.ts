@@ -150,9 +150,10 @@ export async function registerRateLimit(
   // handler charges it through handlerRateLimit). Such routes live in a `countingItself` scope,
   // and every other route outside one: checked here as each route is added.
   app.addHook('onRoute', function checkCounting(route) {
-    if (countsItself(route.config) === selfCountingScopes.has(this)) return;
+    const own = countsItself(route.config);
+    if (own === selfCountingScopes.has(this)) return;
     throw new Error(
-      countsItself(route.config)
+      own
         ? `${String(route.method)} ${route.url} counts its own requests: register it with countingItself()`
         : `${String(route.method)} ${route.url} is inside a countingItself() scope but counts nothing itself: every request would go uncounted`,
     );

@@ -65,6 +65,14 @@ export interface Config {
    * answer; in production the check would cost more than the roll (docs/performance.md).
    */
   checkOutputs: boolean;
+  /**
+   * Discord's interactions endpoint (docs/discord.md): the application's public key (64 hex
+   * digits) and id. Both set, POST /discord/interactions is served; both unset, it is absent.
+   */
+  discordPublicKey: string | undefined;
+  discordApplicationId: string | undefined;
+  /** The address players reach the service at (`https://dice.example.com`), for links in Discord messages. */
+  publicUrl: string | undefined;
 }
 
 /** Default idle keep-alive: short, as nothing but a proxy gains from long-idle connections. */
@@ -199,6 +207,43 @@ const optionalPath = z
   .optional()
   .transform((text) => (text === undefined || text.trim() === '' ? undefined : text.trim()));
 
+/** A variable that must match `pattern` when set; what it accepts is said in `accepts`. */
+const matching = (name: string, pattern: RegExp, accepts: string) =>
+  z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      const value = text?.trim() ?? '';
+      if (value === '') return undefined;
+      if (!pattern.test(value)) {
+        ctx.addIssue({ code: 'custom', message: `${name} must be ${accepts}` });
+        return z.NEVER;
+      }
+      return value;
+    });
+
+const publicUrl = z
+  .string()
+  .optional()
+  .transform((text, ctx) => {
+    const value = text?.trim() ?? '';
+    if (value === '') return undefined;
+    let url: URL | undefined;
+    try {
+      url = new URL(value);
+    } catch {
+      url = undefined;
+    }
+    if (url === undefined || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.search !== '') {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'PUBLIC_URL must be an http:// or https:// URL without a query',
+      });
+      return z.NEVER;
+    }
+    return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+  });
+
 const EnvSchema = z.object({
   PORT: integer('PORT', 0, 65_535, 3000),
   HOST: host,
@@ -230,6 +275,13 @@ const EnvSchema = z.object({
   TABLE_RETENTION_DAYS: integer('TABLE_RETENTION_DAYS', 1, 3650, LIMITS.tableRetentionDays),
   TABLE_MAX_ENTRIES: integer('TABLE_MAX_ENTRIES', 1, 1_000_000, LIMITS.tableMaxEntries),
   TABLES_PER_HOUR: integer('TABLES_PER_HOUR', 1, 1_000_000, LIMITS.tablesPerHour),
+  DISCORD_PUBLIC_KEY: matching('DISCORD_PUBLIC_KEY', /^[0-9a-fA-F]{64}$/, '64 hexadecimal digits'),
+  DISCORD_APPLICATION_ID: matching(
+    'DISCORD_APPLICATION_ID',
+    /^\d{15,25}$/,
+    'a Discord application id (digits)',
+  ),
+  PUBLIC_URL: publicUrl,
   // Any value; only `production` changes anything (checkOutputs).
   NODE_ENV: z.string().optional(),
   SSE_CONNECTIONS_PER_ADDRESS: integer(
@@ -256,6 +308,11 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
   if (e.HEADERS_TIMEOUT_MS > e.REQUEST_TIMEOUT_MS) {
     throw new ConfigError(
       `Invalid configuration: HEADERS_TIMEOUT_MS (${e.HEADERS_TIMEOUT_MS}) must not exceed REQUEST_TIMEOUT_MS (${e.REQUEST_TIMEOUT_MS}).`,
+    );
+  }
+  if ((e.DISCORD_PUBLIC_KEY === undefined) !== (e.DISCORD_APPLICATION_ID === undefined)) {
+    throw new ConfigError(
+      'Invalid configuration: DISCORD_PUBLIC_KEY and DISCORD_APPLICATION_ID go together (docs/discord.md); set both or neither.',
     );
   }
   return {
@@ -294,6 +351,9 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     tablesPerHour: e.TABLES_PER_HOUR,
     sseConnectionsPerAddress: e.SSE_CONNECTIONS_PER_ADDRESS,
     checkOutputs: e.NODE_ENV !== 'production',
+    discordPublicKey: e.DISCORD_PUBLIC_KEY?.toLowerCase(),
+    discordApplicationId: e.DISCORD_APPLICATION_ID,
+    publicUrl: e.PUBLIC_URL,
   };
 }
 

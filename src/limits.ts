@@ -104,6 +104,19 @@ export const LIMITS = {
   statsMsPerSecond: 50,
   /** /v1/stats: computations of one address waiting behind the one under way, at most (past it: 429). */
   statsWaitingPerAddress: 4,
+  /**
+   * Discord's interactions endpoint (docs/discord.md): the largest request body (an interaction
+   * from a button carries the message it was on), how old or how far ahead of this clock a
+   * request's signed timestamp may be, and how long a command may work before it answers that it
+   * ran out of time (Discord drops an answer after 3 s).
+   */
+  discordBodyBytes: 65_536,
+  discordTimestampMaxAgeSeconds: 300,
+  discordTimestampSkewSeconds: 60,
+  discordAnswerMs: 2_500,
+  /** `/table log`: entries shown; `/table verify`: entries checked at most within one answer. */
+  discordLogEntries: 10,
+  discordVerifyEntries: 1_000,
 } as const;
 
 /** A tag: the trailing word a formula may end with. */

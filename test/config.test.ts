@@ -38,6 +38,9 @@ describe('loadConfig', () => {
       tablesPerHour: 20,
       sseConnectionsPerAddress: 20,
       checkOutputs: true,
+      discordPublicKey: undefined,
+      discordApplicationId: undefined,
+      publicUrl: undefined,
     });
   });
 
@@ -75,6 +78,9 @@ describe('loadConfig', () => {
       TABLES_PER_HOUR: '3',
       SSE_CONNECTIONS_PER_ADDRESS: '5',
       NODE_ENV: 'production',
+      DISCORD_PUBLIC_KEY: 'AB'.repeat(32),
+      DISCORD_APPLICATION_ID: '123456789012345678',
+      PUBLIC_URL: 'https://dice.example.com/',
     });
     expect(config).toEqual({
       port: 8080,
@@ -109,6 +115,9 @@ describe('loadConfig', () => {
       tablesPerHour: 3,
       sseConnectionsPerAddress: 5,
       checkOutputs: false,
+      discordPublicKey: 'ab'.repeat(32),
+      discordApplicationId: '123456789012345678',
+      publicUrl: 'https://dice.example.com',
     });
   });
 
@@ -199,6 +208,28 @@ describe('loadConfig', () => {
     );
     expect(loadConfig({ WORKERS: '2', REDIS_URL: 'redis://127.0.0.1:6379' }).workers).toBe(2);
     expect(loadConfig({ WORKERS: '1' }).workers).toBe(1);
+  });
+
+  it('takes the Discord application as a pair, its key as hex, and a public URL without a query', () => {
+    const key = '0f'.repeat(32);
+    expect(() => loadConfig({ DISCORD_PUBLIC_KEY: key })).toThrow(
+      /DISCORD_PUBLIC_KEY and DISCORD_APPLICATION_ID go together/,
+    );
+    expect(() => loadConfig({ DISCORD_APPLICATION_ID: '123456789012345678' })).toThrow(ConfigError);
+    expect(() =>
+      loadConfig({ DISCORD_PUBLIC_KEY: 'xyz', DISCORD_APPLICATION_ID: '1234567890123456' }),
+    ).toThrow(/DISCORD_PUBLIC_KEY must be 64 hexadecimal digits/);
+    expect(() => loadConfig({ DISCORD_PUBLIC_KEY: key, DISCORD_APPLICATION_ID: 'app' })).toThrow(
+      /DISCORD_APPLICATION_ID must be a Discord application id/,
+    );
+    expect(() => loadConfig({ PUBLIC_URL: 'ftp://dice.example.com' })).toThrow(/PUBLIC_URL must be/);
+    expect(() => loadConfig({ PUBLIC_URL: 'https://dice.example.com/?a=1' })).toThrow(/PUBLIC_URL must be/);
+    expect(loadConfig({ PUBLIC_URL: 'https://example.com/dice/' }).publicUrl).toBe(
+      'https://example.com/dice',
+    );
+    expect(
+      loadConfig({ DISCORD_PUBLIC_KEY: '', DISCORD_APPLICATION_ID: ' ' }).discordPublicKey,
+    ).toBeUndefined();
   });
 
   it('names every bad variable at once', () => {

@@ -122,6 +122,8 @@ export class RedisStore implements Store {
     receipt: (id: string) => `${this.prefix}receipt:${id}`,
     creations: (address: string, now: number) => `${this.prefix}tables-by:${address}:${hourOf(now)}`,
     streams: (address: string) => `${this.prefix}streams-by:${address}`,
+    /** A chat channel's table (channelTable): not the pub/sub channel above. */
+    chatChannel: (channel: string) => `${this.prefix}chat-channel:${channel}`,
   };
 
   /** Runs `operation`; any failure that is not a table rule becomes StoreUnavailableError. */
@@ -243,6 +245,27 @@ export class RedisStore implements Store {
         .exec()) as [[unknown, number], [unknown, Array<[string, string[]]>]];
       if (exists === 0) return undefined;
       return entries.map(([, fields]) => JSON.parse(fields[1]!) as Receipt);
+    });
+  }
+
+  channelTable(channel: string, _now: number): Promise<string | undefined> {
+    return this.guarded(async () => {
+      const key = this.key.chatChannel(channel);
+      const tableId = await this.redis.get(key);
+      if (tableId === null) return undefined;
+      // Kept as long again as the table after its last roll; gone with the table.
+      const [[, exists]] = (await this.redis
+        .multi()
+        .exists(this.key.meta(tableId))
+        .pexpire(key, this.limits.retentionMs)
+        .exec()) as [[unknown, number], [unknown, number]];
+      return exists === 1 ? tableId : undefined;
+    });
+  }
+
+  setChannelTable(channel: string, tableId: string, _now: number): Promise<void> {
+    return this.guarded(async () => {
+      await this.redis.set(this.key.chatChannel(channel), tableId, 'PX', this.limits.retentionMs);
     });
   }
 

@@ -41,6 +41,10 @@ CREATE TABLE IF NOT EXISTS receipts (
 );
 CREATE UNIQUE INDEX IF NOT EXISTS receipts_by_table ON receipts (table_id, seq) WHERE table_id IS NOT NULL;
 CREATE INDEX IF NOT EXISTS receipts_by_time ON receipts (created_at);
+CREATE TABLE IF NOT EXISTS channel_tables (
+  channel TEXT PRIMARY KEY,
+  table_id TEXT NOT NULL
+);
 `;
 
 /** A prepared statement, as both drivers have it (positional parameters only). */
@@ -137,6 +141,16 @@ export class SqliteStore implements Store {
       ),
       sweepTables: this.db.prepare('DELETE FROM tables WHERE last_at < ?'),
       sweepReceipts: this.db.prepare('DELETE FROM receipts WHERE table_id IS NULL AND created_at < ?'),
+      // A channel's table lives as long as the table does: the mapping goes with it.
+      channelTable: this.db.prepare(
+        'SELECT c.table_id AS id FROM channel_tables c JOIN tables t ON t.id = c.table_id WHERE c.channel = ? AND t.last_at >= ?',
+      ),
+      setChannelTable: this.db.prepare(
+        'INSERT INTO channel_tables (channel, table_id) VALUES (?, ?) ON CONFLICT (channel) DO UPDATE SET table_id = excluded.table_id',
+      ),
+      sweepChannels: this.db.prepare(
+        'DELETE FROM channel_tables WHERE table_id NOT IN (SELECT id FROM tables)',
+      ),
     };
     this.sweep(Date.now());
     this.sweeper = setInterval(() => this.sweep(Date.now()), SWEEP_EVERY_MS).unref();
@@ -149,6 +163,7 @@ export class SqliteStore implements Store {
       this.statements.sweepTableLogs.run(cutoff);
       this.statements.sweepTables.run(cutoff);
       this.statements.sweepReceipts.run(cutoff);
+      this.statements.sweepChannels.run();
     });
   }
 
@@ -221,6 +236,17 @@ export class SqliteStore implements Store {
     if (this.row(tableId, now) === undefined) return undefined;
     const rows = this.statements.rolls.all(tableId, after, limit) as { body: string }[];
     return rows.map((row) => JSON.parse(row.body) as Receipt);
+  }
+
+  async channelTable(channel: string, now: number): Promise<string | undefined> {
+    const row = this.statements.channelTable.get(channel, now - this.limits.retentionMs) as
+      | { id: string }
+      | undefined;
+    return row?.id;
+  }
+
+  async setChannelTable(channel: string, tableId: string, _now: number): Promise<void> {
+    this.statements.setChannelTable.run(channel, tableId);
   }
 
   async subscribe(tableId: string, listener: EntryListener): Promise<() => void> {

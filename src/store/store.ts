@@ -40,6 +40,14 @@ export interface Store {
   receipt(id: string, now: number): Promise<Receipt | undefined>;
   /** Entries with seq > after, in order, at most `limit`; undefined when the table does not exist. */
   rolls(tableId: string, after: number, limit: number, now: number): Promise<Receipt[] | undefined>;
+  /**
+   * The table a chat channel rolls at (a Discord channel: docs/discord.md), by an id its face
+   * chooses; undefined when it has none or its table has expired. Each look-up keeps the
+   * mapping as long again as a table is kept after its last roll.
+   */
+  channelTable(channel: string, now: number): Promise<string | undefined>;
+  /** Makes `tableId` the table of `channel`, replacing any table it had. */
+  setChannelTable(channel: string, tableId: string, now: number): Promise<void>;
   /** Calls `listener` with every entry appended to the table from now on, by any instance. */
   subscribe(tableId: string, listener: EntryListener): Promise<() => void>;
   /**

@@ -126,6 +126,24 @@ function storeContract(name: string, open: () => Store | Promise<Store>) {
       for (const release of [second, third, other]) release!();
     });
 
+    it("keeps a chat channel's table, replaced by the next one, and none for another channel", async () => {
+      const now = Date.now();
+      const channel = `discord:${process.pid}${++tableCount}`;
+      expect(await store.channelTable(channel, now)).toBeUndefined();
+      const first = newTableId();
+      await store.createTable(first, '10.8.0.1', now);
+      await store.setChannelTable(channel, first, now);
+      expect(await store.channelTable(channel, now)).toBe(first);
+      const second = newTableId();
+      await store.createTable(second, '10.8.0.1', now);
+      await store.setChannelTable(channel, second, now);
+      expect(await store.channelTable(channel, now)).toBe(second);
+      expect(await store.channelTable(`${channel}0`, now)).toBeUndefined();
+      // A mapping to a table that does not exist (expired) reads as none.
+      await store.setChannelTable(`${channel}x`, 'no-such-table', now);
+      expect(await store.channelTable(`${channel}x`, now)).toBeUndefined();
+    });
+
     it('delivers appended entries to subscribers until they unsubscribe', async () => {
       const now = Date.now();
       const id = newTableId();
@@ -204,8 +222,13 @@ describe('SqliteStore across restarts', () => {
     expect(await store.table(id, then)).toBeDefined();
     expect(await store.table(id, Date.now())).toBeUndefined();
     expect(await store.receipt(old.id, Date.now())).toBeUndefined();
+    await store.setChannelTable('discord:old', id, then);
+    expect(await store.channelTable('discord:old', then)).toBe(id);
+    expect(await store.channelTable('discord:old', Date.now())).toBeUndefined();
     store.sweep(Date.now());
     expect(await store.rolls(id, 0, 10, then)).toBeUndefined();
+    // The sweep took the mapping with its table: the same table seen from its own time is gone too.
+    expect(await store.channelTable('discord:old', then)).toBeUndefined();
     await store.close();
   });
 });

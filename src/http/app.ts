@@ -21,6 +21,7 @@ import { type AppRouter, appRouter, routerOf } from '../api/router.js';
 import { StatsService } from '../api/stats-service.js';
 import { fromTrpcError } from '../api/trpc.js';
 import type { Config } from '../config.js';
+import { discordPlugin } from '../discord/plugin.js';
 import { DiceError, MESSAGES, RequestError } from '../errors.js';
 import { LIMITS } from '../limits.js';
 import { cryptoRandom } from '../roll/random.js';
@@ -205,9 +206,9 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
     msPerSecond: config.statsMsPerSecond,
     addresses: LIMITS.rateLimitAddresses,
   });
-  const contextOf = (request: FastifyRequest, reply?: FastifyReply): DiceContext => {
-    // The request limit's key: an IPv4 address as it is, an IPv6 one by its prefix.
-    const key = keyOf(request);
+  // The budgets' key: the request limit's (an IPv4 address as it is, an IPv6 one by its prefix),
+  // unless the caller counts the request under another (a Discord user).
+  const contextOf = (request: FastifyRequest, reply?: FastifyReply, key = keyOf(request)): DiceContext => {
     return {
       log: request.log,
       random,
@@ -240,6 +241,11 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
     contextOf,
     bodyLimitBytes: bodyLimit,
     trustProxy: config.trustProxy,
+  });
+
+  await app.register(discordPlugin, {
+    config,
+    contextOf: (request, key) => contextOf(request, undefined, key),
   });
 
   const openapi = JSON.stringify(buildOpenApiDocument(router, operations, bodyLimit));

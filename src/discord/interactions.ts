@@ -1,0 +1,539 @@
+// What fairdice answers to each interaction Discord sends (docs/discord.md), once its signature is
+// checked: PING, the commands, their autocomplete, and the buttons of a roll message. Nothing here
+// knows HTTP. Rolls, odds and tables go through the service's own operations (src/api/operations.ts),
+// with their validation and errors, under the budgets of the Discord user who asked: their throws
+// and stats budgets (the HTTP API's, keyed by user instead of by address), their share of commands,
+// and each channel's share of table operations.
+import {
+  type APIActionRowComponent,
+  type APIApplicationCommandAutocompleteResponse,
+  type APIApplicationCommandOptionChoice,
+  type APIButtonComponent,
+  type APIInteractionResponse,
+  type APIInteractionResponseChannelMessageWithSource,
+  ButtonStyle,
+  ComponentType,
+  InteractionResponseType,
+  InteractionType,
+  MessageFlags,
+} from 'discord-api-types/v10';
+import { z } from 'zod';
+import { parseInput } from '../api/input.js';
+import { type DiceContext, OPERATIONS } from '../api/operations.js';
+import { asTrustError } from '../api/tables.js';
+import { DiceError, MESSAGES, StatsBusyError, StatsSpentError, ThrowsSpentError } from '../errors.js';
+import { LIMITS } from '../limits.js';
+import { prepareRoll } from '../roll/prepare.js';
+import type { RollResponse } from '../roll/types.js';
+import type { StatsResponse } from '../stats/distribution.js';
+import type { Receipt } from '../trust/receipt.js';
+import type { Trust } from '../trust/service.js';
+import { verifyChain } from '../trust/verify.js';
+import { buttonOf, COMMAND, customIdOf, NOTE_MAX_LENGTH, OPTION, TABLE_SUBCOMMAND } from './commands.js';
+import {
+  cut,
+  fitContent,
+  type Links,
+  logContent,
+  MESSAGE_LIMITS,
+  oddsContent,
+  rollContent,
+  tablePageUrl,
+} from './render.js';
+
+/**
+ * A budget of units per key, a bucket refilled over time (src/http/throw-budget.ts): `level` is
+ * what `key` holds now, `retryAfterAt` the seconds until a bucket at that level holds one unit,
+ * `charge` takes units.
+ */
+export interface KeyedBudget {
+  level(key: string): number;
+  retryAfterAt(level: number): number;
+  charge(key: string, units: number): unknown;
+}
+
+/** Everything an answer needs besides the interaction: made per request by the plugin. */
+export interface DiscordSetting {
+  /** The dice context of a Discord user (`discord-user:<id>`): their budgets, the store, the random source. */
+  contextFor(userKey: string): DiceContext;
+  /** Commands per Discord user, and table operations per channel: one unit each. */
+  commandsPerUser: KeyedBudget;
+  tableOpsPerChannel: KeyedBudget;
+  links: Links;
+  /** Logs a failure nobody planned for (with the request id). */
+  logError(error: unknown, message: string): void;
+  /** Milliseconds since the epoch. */
+  now(): number;
+}
+
+interface CommandOption {
+  name: string;
+  type: number;
+  value?: string | number | boolean | undefined;
+  options?: CommandOption[] | undefined;
+  focused?: boolean | undefined;
+}
+
+const OptionSchema: z.ZodType<CommandOption> = z.lazy(() =>
+  z.looseObject({
+    name: z.string(),
+    type: z.number(),
+    value: z.union([z.string(), z.number(), z.boolean()]).optional(),
+    options: z.array(OptionSchema).max(25).optional(),
+    focused: z.boolean().optional(),
+  }),
+);
+
+const IdSchema = z.string().regex(/^\d{1,25}$/);
+const UserSchema = z.looseObject({ id: IdSchema });
+
+/** The parts of an interaction fairdice reads; whatever else Discord sends passes unread. */
+export const InteractionSchema = z.looseObject({
+  type: z.number().int(),
+  id: z.string(),
+  application_id: z.string(),
+  data: z
+    .looseObject({
+      name: z.string().optional(),
+      options: z.array(OptionSchema).max(25).optional(),
+      custom_id: z.string().optional(),
+    })
+    .optional(),
+  member: z.looseObject({ user: UserSchema }).optional(),
+  user: UserSchema.optional(),
+  channel_id: IdSchema.optional(),
+  channel: z.looseObject({ id: IdSchema }).optional(),
+});
+
+export type Interaction = z.output<typeof InteractionSchema>;
+
+/** Who asked, and where. */
+interface Asker {
+  /** The Discord user's id, and the key their budgets count under. */
+  user: string;
+  key: string;
+  /** The channel's id (a server channel, a DM, a group DM), when Discord says it. */
+  channel: string | undefined;
+}
+
+const userKey = (id: string) => `discord-user:${id}`;
+/** A channel's key in the store's channel-to-table mapping, and in the budget of table operations. */
+const channelKey = (id: string) => `discord:${id}`;
+
+function askerOf(interaction: Interaction): Asker | undefined {
+  const user = interaction.member?.user.id ?? interaction.user?.id;
+  if (user === undefined) return undefined;
+  return { user, key: userKey(user), channel: interaction.channel?.id ?? interaction.channel_id };
+}
+
+/** Refused by a budget of commands: whose, and when to come back. */
+class TooFast extends Error {
+  constructor(
+    readonly whose: 'user' | 'channel',
+    readonly retryAfterSeconds: number,
+  ) {
+    super('too many commands');
+    this.name = 'TooFast';
+  }
+}
+
+/** Takes one unit of `key`'s budget, or throws TooFast when it holds less than one. */
+function spend(budget: KeyedBudget, key: string, whose: 'user' | 'channel'): void {
+  const level = budget.level(key);
+  if (level < 1) throw new TooFast(whose, budget.retryAfterAt(level));
+  budget.charge(key, 1);
+}
+
+type Message = APIInteractionResponseChannelMessageWithSource;
+
+/** A message answering the interaction; no mention in it notifies anyone. */
+function message(
+  content: string,
+  options: { ephemeral?: boolean; components?: APIActionRowComponent<APIButtonComponent>[] } = {},
+): Message {
+  return {
+    type: InteractionResponseType.ChannelMessageWithSource,
+    data: {
+      content: fitContent(content),
+      allowed_mentions: { parse: [] },
+      ...(options.ephemeral === true ? { flags: MessageFlags.Ephemeral } : {}),
+      ...(options.components === undefined || options.components.length === 0
+        ? {}
+        : { components: options.components }),
+    },
+  };
+}
+
+/** A formula as a message quotes it: in a code span, cut to a line. */
+const quoted = (formula: string): string => `\`${cut(formula.replaceAll('`', 'ˋ'), 100)}\``;
+
+const seconds = (n: number): string => `${n} second${n === 1 ? '' : 's'}`;
+
+/** A refusal as the one who asked reads it: what happened and, when it passes, when to come back. */
+function refusalText(error: unknown, setting: DiscordSetting): string {
+  if (error instanceof TooFast) {
+    return error.whose === 'user'
+      ? `You are sending commands faster than this fairdice allows: try again in ${seconds(error.retryAfterSeconds)}.`
+      : `This channel's table is taking commands faster than this fairdice allows: try again in ${seconds(error.retryAfterSeconds)}.`;
+  }
+  if (error instanceof ThrowsSpentError) {
+    return `You have rolled too many dice lately: try again in ${seconds(error.retryAfterSeconds)}.`;
+  }
+  if (error instanceof StatsSpentError) {
+    return error.message === MESSAGES.statsInFlight
+      ? 'You already have odds being computed: ask again once they are answered.'
+      : `You have used your share of time for computing odds: try again in ${seconds(error.retryAfterSeconds)}. Odds already computed are still answered.`;
+  }
+  if (error instanceof StatsBusyError)
+    return 'Every worker computing odds is busy: try again in a few seconds.';
+  const known = asTrustError(error);
+  if (known instanceof DiceError && known.status !== 500) {
+    switch (known.code) {
+      case 'unavailable':
+        return "fairdice's store of receipts and tables is unavailable right now: try again shortly.";
+      case 'too_many_tables':
+        return 'You have started as many tables this hour as allowed: keep rolling at the one you have, or try again later.';
+      default:
+        return known.message;
+    }
+  }
+  setting.logError(error, 'Discord interaction failed');
+  return "Something failed on fairdice's side (it has been logged): try again.";
+}
+
+/** The service's operations, typed as the answers read them. */
+const rollOperation = OPERATIONS.rollWith.run as (
+  input: unknown,
+  ctx: DiceContext,
+) => (RollResponse & { receipt?: Receipt }) | Promise<RollResponse & { receipt?: Receipt }>;
+
+function trustOf(ctx: DiceContext): Trust {
+  if (ctx.trust === undefined) throw new DiceError('unavailable', MESSAGES.unavailable);
+  return ctx.trust;
+}
+
+/** The table of the asker's channel, if it has one. */
+async function channelTable(ctx: DiceContext, asker: Asker, now: number): Promise<string | undefined> {
+  if (asker.channel === undefined) return undefined;
+  return trustOf(ctx).store.channelTable(channelKey(asker.channel), now);
+}
+
+/** The buttons of a roll message, each present when its custom id can hold the formula. */
+function rollButtons(formula: string, ephemeral: boolean): APIActionRowComponent<APIButtonComponent>[] {
+  const buttons: APIButtonComponent[] = [];
+  const again = customIdOf({ action: 'roll', formula, private: ephemeral });
+  if (again !== undefined)
+    buttons.push({
+      type: ComponentType.Button,
+      style: ButtonStyle.Primary,
+      label: 'Roll again',
+      custom_id: again,
+    });
+  const odds = customIdOf({ action: 'odds', formula });
+  if (odds !== undefined)
+    buttons.push({
+      type: ComponentType.Button,
+      style: ButtonStyle.Secondary,
+      label: 'Odds',
+      custom_id: odds,
+    });
+  return buttons.length === 0 ? [] : [{ type: ComponentType.ActionRow, components: buttons }];
+}
+
+interface RollAsked {
+  formula: string;
+  private: boolean;
+  note?: string | undefined;
+  /** From a message's "Roll again" button: a new roll, said to be another. */
+  again: boolean;
+}
+
+/**
+ * A roll, always signed: at the channel's table when it has one (then it counts against the
+ * channel's table operations too), else with a receipt of its own.
+ */
+async function roll(asker: Asker, asked: RollAsked, setting: DiscordSetting): Promise<Message> {
+  const ctx = setting.contextFor(asker.key);
+  // A private roll at a table is logged like any other (the log shows it): sealed rolls, which
+  // log a commitment instead, plug in here once the store keeps them.
+  const table = await channelTable(ctx, asker, setting.now());
+  if (table !== undefined && asker.channel !== undefined)
+    spend(setting.tableOpsPerChannel, channelKey(asker.channel), 'channel');
+  // `note` is shown with the roll; signing it into the receipt (with who rolled) plugs in here.
+  const input = await parseInput(OPERATIONS.rollWith.input, {
+    value:
+      table === undefined ? { formula: asked.formula, receipt: true } : { formula: asked.formula, table },
+  });
+  const rolled = await rollOperation(input, ctx);
+  const content = rollContent({
+    roll: rolled,
+    note: asked.note,
+    againBy: asked.again ? asker.user : undefined,
+    private: asked.private,
+    links: setting.links,
+  });
+  return message(content, {
+    ephemeral: asked.private,
+    components: rollButtons(rolled.formula, asked.private),
+  });
+}
+
+const statsOperation = OPERATIONS.statsWith.run as (
+  input: unknown,
+  ctx: DiceContext,
+) => Promise<StatsResponse>;
+
+/** The exact odds of a formula, and the chance of reaching `target`. */
+async function odds(
+  asker: Asker,
+  asked: { formula: string; target?: number | undefined; versus?: string | undefined },
+  setting: DiscordSetting,
+  ephemeral: boolean,
+): Promise<Message> {
+  const ctx = setting.contextFor(asker.key);
+  const input = await parseInput(OPERATIONS.statsWith.input, { value: { formula: asked.formula } });
+  let stats: StatsResponse;
+  try {
+    stats = await statsOperation(input, ctx);
+  } catch (error) {
+    if (error instanceof DiceError && error.code === 'too_complex') {
+      return message(
+        `The exact odds of ${quoted(asked.formula)} cost too much to compute: ${error.message}`,
+        {
+          ephemeral: true,
+        },
+      );
+    }
+    throw error;
+  }
+  // The exact chance against a second formula (P(A > B), P(A = B)) and exact targets plug in
+  // here once the stats operation answers them; until then `target` reads the listed outcomes.
+  const versus =
+    asked.versus === undefined
+      ? ''
+      : 'Comparing with a second formula is not available on this fairdice yet.\n';
+  return message(versus + oddsContent(stats, asked.target), { ephemeral });
+}
+
+/** `/table start|log|verify|report` in the asker's channel. */
+async function table(sub: string, asker: Asker, setting: DiscordSetting): Promise<Message> {
+  const channel = asker.channel;
+  if (channel === undefined)
+    return message('A table belongs to a channel, and Discord did not say which.', { ephemeral: true });
+  spend(setting.tableOpsPerChannel, channelKey(channel), 'channel');
+  const ctx = setting.contextFor(asker.key);
+  const trust = trustOf(ctx);
+  const now = setting.now();
+  const current = await trust.store.channelTable(channelKey(channel), now);
+  if (sub === TABLE_SUBCOMMAND.start) {
+    const created = await OPERATIONS.createTable.run(undefined, ctx);
+    await trust.store.setChannelTable(channelKey(channel), created.id, now);
+    const before =
+      current === undefined
+        ? ''
+        : `\nThe table before, \`${current}\`, can still be read: <${tablePageUrl(setting.links, current)}>`;
+    return message(
+      `This channel has a fairdice table now: every /roll here is signed and added to its log, which anyone can check (/table verify, or <${tablePageUrl(setting.links, created.id)}>). It keeps up to ${created.maxEntries} rolls, for ${created.retentionDays} days after the last one.${before}`,
+    );
+  }
+  if (current === undefined) {
+    return message('This channel has no fairdice table: start one with /table start.', { ephemeral: true });
+  }
+  const record = await trust.store.table(current, now);
+  if (record === undefined) {
+    return message('This channel has no fairdice table: start one with /table start.', { ephemeral: true });
+  }
+  if (sub === TABLE_SUBCOMMAND.log) {
+    const shown = LIMITS.discordLogEntries;
+    const page = await OPERATIONS.tableRolls.run(
+      { id: current, after: Math.max(0, record.entries - shown), limit: shown },
+      ctx,
+    );
+    const rolls = page.rolls as readonly Receipt[];
+    return message(logContent({ id: current, entries: page.entries }, rolls, setting.links), {
+      ephemeral: true,
+    });
+  }
+  if (sub === TABLE_SUBCOMMAND.verify) return verifyTable(current, record.entries, trust, setting, now);
+  // The report of how lucky the rolls were plugs in here once the table report operation exists.
+  return message('The report of a table is not available on this fairdice yet.', { ephemeral: true });
+}
+
+/** Checks the whole log of a table, when it is short enough to check within Discord's time. */
+async function verifyTable(
+  tableId: string,
+  entries: number,
+  trust: Trust,
+  setting: DiscordSetting,
+  now: number,
+): Promise<Message> {
+  const page = `<${tablePageUrl(setting.links, tableId)}>`;
+  if (entries > LIMITS.discordVerifyEntries) {
+    return message(
+      `This channel's table holds ${entries} rolls, more than can be checked within Discord's time (${LIMITS.discordVerifyEntries}): check it in your browser, ${page}, or with \`npm run verify\` (docs/trust.md).`,
+    );
+  }
+  // The signed head that proves the log is whole plugs in here once tables sign one.
+  const log = (await trust.store.rolls(tableId, 0, entries, now)) ?? [];
+  const result = await verifyChain(log, trust.keys.jwks);
+  if (!result.valid) {
+    return message(
+      `This channel's table does NOT check out: entry #${result.seq ?? '?'}: ${result.reason}. Do not trust its rolls from there on.`,
+    );
+  }
+  if (log.length !== entries) {
+    return message(
+      `This channel's table does NOT check out: the store counts ${entries} rolls but lists ${log.length}.`,
+    );
+  }
+  return message(
+    entries === 0
+      ? `This channel's table has no rolls yet. Check it any time: ${page}`
+      : `This channel's table checks out: all ${entries} rolls are signed by this fairdice's key, numbered 1 to ${entries} with none missing, and each holds the hash of the one before, so none was altered, removed or slipped in. Check it yourself: ${page}`,
+  );
+}
+
+const optionsOf = (options: readonly CommandOption[] | undefined): Map<string, CommandOption> =>
+  new Map((options ?? []).map((option) => [option.name, option]));
+
+const stringOf = (option: CommandOption | undefined): string | undefined =>
+  typeof option?.value === 'string' ? option.value : undefined;
+
+async function command(interaction: Interaction, asker: Asker, setting: DiscordSetting): Promise<Message> {
+  const data = interaction.data;
+  const options = optionsOf(data?.options);
+  switch (data?.name) {
+    case COMMAND.roll: {
+      const formula = stringOf(options.get(OPTION.formula)) ?? '';
+      return roll(
+        asker,
+        {
+          formula,
+          private: options.get(OPTION.private)?.value === true,
+          note: stringOf(options.get(OPTION.note))?.slice(0, NOTE_MAX_LENGTH),
+          again: false,
+        },
+        setting,
+      );
+    }
+    case COMMAND.odds: {
+      const target = options.get(OPTION.target)?.value;
+      return odds(
+        asker,
+        {
+          formula: stringOf(options.get(OPTION.formula)) ?? '',
+          target: typeof target === 'number' && Number.isSafeInteger(target) ? target : undefined,
+          versus: stringOf(options.get(OPTION.versus)),
+        },
+        setting,
+        false,
+      );
+    }
+    case COMMAND.table: {
+      const sub = data.options?.[0]?.name ?? '';
+      return table(sub, asker, setting);
+    }
+    default:
+      return message(
+        'fairdice does not know this command: its commands may need registering again (`fairdice discord register`).',
+        { ephemeral: true },
+      );
+  }
+}
+
+async function button(interaction: Interaction, asker: Asker, setting: DiscordSetting): Promise<Message> {
+  const pressed = buttonOf(interaction.data?.custom_id ?? '');
+  if (pressed === undefined) return message('This button does nothing any more.', { ephemeral: true });
+  if (pressed.action === 'roll') {
+    return roll(asker, { formula: pressed.formula, private: pressed.private, again: true }, setting);
+  }
+  return odds(asker, { formula: pressed.formula }, setting, true);
+}
+
+/** Formulas offered while one is typed, each with what it rolls. */
+const EXAMPLES: ReadonlyArray<readonly [string, string]> = [
+  ['1d20', 'a d20'],
+  ['1d20+5', 'a d20 plus 5'],
+  ['2d20kh1', 'a d20 with advantage'],
+  ['2d20kl1', 'a d20 with disadvantage'],
+  ['4d6kh3', 'an ability score: 4d6, the best 3'],
+  ['3d6', 'three d6'],
+  ['2d6', 'two d6'],
+  ['1d100', 'a percentile die'],
+  ['1d8+4', 'a d8 plus 4'],
+  ['8d10>=8', 'a pool: successes on 8 or more'],
+  ['4dF', 'four Fate dice'],
+  ['3d6!', 'three exploding d6'],
+];
+
+/** Suggestions for the formula being typed: it, with what is wrong with it, then examples. */
+export function formulaChoices(
+  typed: string,
+  dicePerRoll: number,
+): APIApplicationCommandOptionChoice<string>[] {
+  const text = typed.trim();
+  const choices: APIApplicationCommandOptionChoice<string>[] = [];
+  if (text !== '' && text.length <= MESSAGE_LIMITS.choiceValue) {
+    let problem = '';
+    try {
+      prepareRoll({ formula: text }, { dicePerRoll });
+    } catch (error) {
+      problem = error instanceof DiceError ? ` ⚠ ${error.message}` : ' ⚠';
+    }
+    choices.push({ name: cut(`${text}${problem}`, MESSAGE_LIMITS.choiceName), value: text });
+  }
+  for (const [formula, what] of EXAMPLES) {
+    if (choices.length >= MESSAGE_LIMITS.autocompleteChoices) break;
+    if (formula === text || !formula.startsWith(text)) continue;
+    choices.push({ name: `${formula}: ${what}`, value: formula });
+  }
+  return choices;
+}
+
+function autocomplete(
+  interaction: Interaction,
+  setting: DiscordSetting,
+  asker: Asker,
+): APIApplicationCommandAutocompleteResponse {
+  const focused = (interaction.data?.options ?? []).find((option) => option.focused === true);
+  const typed = typeof focused?.value === 'string' ? focused.value : '';
+  const { dicePerRoll } = setting.contextFor(asker.key);
+  return {
+    type: InteractionResponseType.ApplicationCommandAutocompleteResult,
+    data: { choices: formulaChoices(typed, dicePerRoll) },
+  };
+}
+
+/**
+ * The answer to a verified interaction, or undefined for a type fairdice does not know (the
+ * endpoint answers that 400). Refusals are ephemeral messages saying why and, when it passes,
+ * how long to wait; a command over its user's budget costs one look-up.
+ */
+export async function answerInteraction(
+  interaction: Interaction,
+  setting: DiscordSetting,
+): Promise<APIInteractionResponse | undefined> {
+  if (interaction.type === InteractionType.Ping) return { type: InteractionResponseType.Pong };
+  const known =
+    interaction.type === InteractionType.ApplicationCommand ||
+    interaction.type === InteractionType.MessageComponent ||
+    interaction.type === InteractionType.ApplicationCommandAutocomplete ||
+    interaction.type === InteractionType.ModalSubmit;
+  if (!known) return undefined;
+  const asker = askerOf(interaction);
+  if (asker === undefined) return message('Discord did not say who asked.', { ephemeral: true });
+  // Suggestions cost no dice and are asked at every key stroke: they take no unit of the budget.
+  if (interaction.type === InteractionType.ApplicationCommandAutocomplete)
+    return autocomplete(interaction, setting, asker);
+  // fairdice opens no form: nothing can be submitted to it.
+  if (interaction.type === InteractionType.ModalSubmit)
+    return message('fairdice has no form to submit.', { ephemeral: true });
+  try {
+    spend(setting.commandsPerUser, asker.key, 'user');
+    return interaction.type === InteractionType.ApplicationCommand
+      ? await command(interaction, asker, setting)
+      : await button(interaction, asker, setting);
+  } catch (error) {
+    return message(refusalText(error, setting), { ephemeral: true });
+  }
+}

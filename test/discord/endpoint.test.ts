@@ -1,0 +1,482 @@
+// POST /discord/interactions as Discord calls it: through the real HTTP server on a loopback port,
+// each request signed with the application's key exactly as Discord signs it. Every answer is
+// checked against the shapes of discord-api-types and Discord's limits on a message.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Config } from '../../src/config.js';
+import { withinDeadline } from '../../src/discord/plugin.js';
+import { LIMITS } from '../../src/limits.js';
+import { listen, makeApp } from '../support/app.js';
+import {
+  APPLICATION_ID,
+  autocomplete,
+  buttonPress,
+  type DiscordApp,
+  discordApp,
+  expectResponse,
+  messageOf,
+  ping,
+  slashCommand,
+} from '../support/discord.js';
+
+const PUBLIC_URL = 'https://dice.example.com';
+
+interface Answer {
+  status: number;
+  contentType: string | null;
+  text: string;
+  json(): unknown;
+}
+
+/** A server with the Discord application configured, and a way to post to it as Discord does. */
+async function serve(discord: DiscordApp, overrides: Partial<Config> = {}) {
+  const app = await makeApp({
+    discordPublicKey: discord.publicKeyHex,
+    discordApplicationId: APPLICATION_ID,
+    publicUrl: PUBLIC_URL,
+    dataDir: mkdtempSync(join(tmpdir(), 'fairdice-discord-')),
+    ...overrides,
+  });
+  const base = await listen(app);
+  const send = async (body: string, headers: Record<string, string>): Promise<Answer> => {
+    const response = await fetch(`${base}/discord/interactions`, { method: 'POST', headers, body });
+    const text = await response.text();
+    return {
+      status: response.status,
+      contentType: response.headers.get('content-type'),
+      text,
+      json: () => JSON.parse(text),
+    };
+  };
+  /** Posts `interaction` signed now (or at `timestamp`). */
+  const post = (interaction: Record<string, unknown>, timestamp?: number) => {
+    const body = JSON.stringify(interaction);
+    return send(body, discord.headers(body, timestamp));
+  };
+  /** Posts and returns the message answered (status 200 checked). */
+  const said = async (interaction: Record<string, unknown>) => {
+    const answer = await post(interaction);
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.contentType).toMatch(/^application\/json/);
+    return messageOf(answer.json());
+  };
+  return { app, base, send, post, said };
+}
+
+type Served = Awaited<ReturnType<typeof serve>>;
+
+/** The rows of the chart in a message's code block. */
+const chartOf = (content: string): string[] =>
+  (content.split('```')[1] ?? '').split('\n').filter((row) => row !== '');
+
+const receiptIdOf = (content: string): string => {
+  const match = /\(<https:\/\/dice\.example\.com\/v1\/rolls\/([0-9a-f-]{36})>\)/.exec(content);
+  if (match === null) throw new Error(`no receipt link in: ${content}`);
+  return match[1]!;
+};
+
+describe('POST /discord/interactions without a Discord application', () => {
+  it('is absent: 404 in the envelope', async () => {
+    const app = await makeApp();
+    const body = JSON.stringify(ping());
+    const answer = await app.inject({
+      method: 'POST',
+      url: '/discord/interactions',
+      headers: discordApp().headers(body),
+      payload: body,
+    });
+    expect(answer.statusCode).toBe(404);
+    expect(answer.json()).toMatchObject({ error: { code: 'not_found' } });
+    await app.close();
+  });
+});
+
+describe('POST /discord/interactions', () => {
+  const discord = discordApp();
+  let served: Served;
+  let app: FastifyInstance;
+  beforeAll(async () => {
+    served = await serve(discord);
+    app = served.app;
+  });
+  afterAll(() => app?.close());
+
+  describe('the signature check, before anything else', () => {
+    it('answers a PING with a PONG', async () => {
+      const answer = await served.post(ping());
+      expect(answer.status).toBe(200);
+      expect(answer.contentType).toMatch(/^application\/json/);
+      expect(expectResponse(answer.json())).toEqual({ type: 1 });
+    });
+
+    it('answers 401 to a missing, malformed or wrong signature, and to a key other than the application’s', async () => {
+      const body = JSON.stringify(ping());
+      const good = discord.headers(body);
+      const cases: Array<Record<string, string>> = [
+        { 'content-type': 'application/json' },
+        { ...good, 'x-signature-ed25519': 'not hex' },
+        { ...good, 'x-signature-ed25519': `${good['x-signature-ed25519']!.slice(0, -2)}00` },
+        { ...good, 'x-signature-timestamp': String(Number(good['x-signature-timestamp']) - 1) },
+        discordApp().headers(body),
+      ];
+      for (const headers of cases) {
+        const answer = await served.send(body, headers);
+        expect(answer.status).toBe(401);
+        expect(answer.text).toBe('invalid request signature');
+      }
+      // The body as signed, not as parsed: the same JSON with another spacing is refused.
+      const spaced = await served.send(JSON.stringify(ping(), null, 1), good);
+      expect(spaced.status).toBe(401);
+    });
+
+    it('refuses a replayed request whose timestamp is old, or one from the future', async () => {
+      const now = Math.floor(Date.now() / 1000);
+      const replayed = await served.post(slashCommand('roll', { formula: '1d20' }), now - 10 * 60);
+      expect(replayed.status).toBe(401);
+      const ahead = await served.post(slashCommand('roll', { formula: '1d20' }), now + 5 * 60);
+      expect(ahead.status).toBe(401);
+      // Within the window, it is answered.
+      const recent = await served.post(ping(), now - 60);
+      expect(recent.status).toBe(200);
+    });
+
+    it('refuses a body over the limit with 413, signed or not', async () => {
+      const big = JSON.stringify({ ...ping(), padding: 'x'.repeat(LIMITS.discordBodyBytes) });
+      const answer = await served.send(big, discord.headers(big));
+      expect(answer.status).toBe(413);
+      expect(answer.json()).toEqual({
+        error: {
+          code: 'payload_too_large',
+          message: `The request body is larger than ${LIMITS.discordBodyBytes} bytes.`,
+        },
+      });
+      const unsigned = await served.send(big, { 'content-type': 'application/json' });
+      expect(unsigned.status).toBe(401);
+    });
+
+    it('refuses an interaction for another application', async () => {
+      const answer = await served.post({ ...ping(), application_id: '999999999999999999' });
+      expect(answer.status).toBe(401);
+    });
+
+    it('answers 400 to a signed body that is no interaction, and to an unknown interaction type', async () => {
+      const notJson = 'hello';
+      const bad = await served.send(notJson, discord.headers(notJson));
+      expect(bad.status).toBe(400);
+      expect(bad.json()).toMatchObject({ error: { code: 'invalid_request' } });
+      const unknown = await served.post({ ...ping(), type: 99 });
+      expect(unknown.status).toBe(400);
+      expect(unknown.json()).toEqual({
+        error: { code: 'invalid_request', message: 'fairdice does not handle interactions of type 99.' },
+      });
+      // A form submitted (fairdice opens none) is a known type: an ephemeral answer.
+      const modal = await served.said({
+        ...slashCommand('roll', { formula: '1d20' }),
+        type: 5,
+        data: { custom_id: 'x', components: [] },
+      });
+      expect(modal).toMatchObject({ ephemeral: true, content: 'fairdice has no form to submit.' });
+    });
+  });
+
+  describe('/roll', () => {
+    it('rolls through the roll operation, signed, with a receipt link that verifies, and the buttons', async () => {
+      const answer = await served.said(slashCommand('roll', { formula: '1d20+5' }));
+      expect(answer.ephemeral).toBe(false);
+      expect(answer.content).toContain('`1d20+5 → 25 (20, natural 20; +5)`');
+      expect(answer.content).toContain('Total **25**');
+      expect(answer.customIds).toEqual(['roll:-:1d20+5', 'odds:1d20+5']);
+      const receiptId = receiptIdOf(answer.content);
+      const stored = await app.inject({ method: 'GET', url: `/v1/rolls/${receiptId}` });
+      expect(stored.statusCode).toBe(200);
+      expect(stored.json()).toMatchObject({ request: { formula: '1d20+5' }, roll: { total: 25 } });
+      const verified = await app.inject({
+        method: 'POST',
+        url: '/v1/receipts/verify',
+        payload: { receipt: stored.json() },
+      });
+      expect(verified.json()).toMatchObject({ valid: true });
+    });
+
+    it('answers a private roll ephemerally, with its note shown as text that notifies nobody', async () => {
+      const answer = await served.said(
+        slashCommand('roll', { formula: '2d6', private: true, note: '**sneak** @everyone <@1>' }),
+      );
+      expect(answer.ephemeral).toBe(true);
+      expect(answer.content).toContain('Note: \\*\\*sneak\\*\\* \\@everyone \\<\\@1\\>');
+      expect(answer.content).toContain('Only you see this answer.');
+      expect(answer.customIds).toEqual(['roll:p:2d6', 'odds:2d6']);
+    });
+
+    it("answers a formula error with the service's message, ephemerally", async () => {
+      const answer = await served.said(slashCommand('roll', { formula: '1d20+' }));
+      expect(answer.ephemeral).toBe(true);
+      const rest = await app.inject({ method: 'GET', url: '/v1/roll?formula=1d20%2B' });
+      expect(answer.content).toBe(rest.json().error.message);
+      expect(answer.content).toMatch(/^formula, column 6: /);
+      const tooMany = await served.said(slashCommand('roll', { formula: '5000d6' }));
+      expect(tooMany).toMatchObject({ ephemeral: true });
+      const tooManyRest = await app.inject({ method: 'GET', url: '/v1/roll?formula=5000d6' });
+      expect(tooMany.content).toBe(tooManyRest.json().error.message);
+    });
+
+    it('"Roll again" makes a new roll with a new receipt, said to be another, by whoever pressed it', async () => {
+      const first = await served.said(slashCommand('roll', { formula: '1d6' }));
+      const again = await served.said(buttonPress(first.customIds[0]!, { user: '2200000000000000042' }));
+      expect(again.ephemeral).toBe(false);
+      expect(again.content).toMatch(/^Another roll, by <@2200000000000000042>:\n`1d6 → 6 \(6\)`/);
+      expect(receiptIdOf(again.content)).not.toBe(receiptIdOf(first.content));
+      expect(again.customIds).toEqual(first.customIds);
+      const privately = await served.said(buttonPress('roll:p:1d6'));
+      expect(privately.ephemeral).toBe(true);
+    });
+
+    it('leaves off a button whose custom id cannot hold the formula', async () => {
+      const long = Array.from({ length: 30 }, () => '1d4').join('+');
+      const answer = await served.said(slashCommand('roll', { formula: long }));
+      expect(answer.content).toContain('Total **120**');
+      expect(answer.customIds).toEqual([]);
+    });
+
+    it('answers an unknown button and an unknown command plainly', async () => {
+      expect(await served.said(buttonPress('something-else'))).toMatchObject({
+        ephemeral: true,
+        content: 'This button does nothing any more.',
+      });
+      const unknown = await served.said(slashCommand('dance'));
+      expect(unknown.ephemeral).toBe(true);
+      expect(unknown.content).toMatch(/fairdice discord register/);
+    });
+  });
+
+  describe('/odds', () => {
+    it('gives the exact odds in one line and a chart, and the chance of reaching a target', async () => {
+      const answer = await served.said(slashCommand('odds', { formula: '3d6', target: 15 }));
+      expect(answer.ephemeral).toBe(false);
+      expect(answer.content).toContain('3d6 → mean 10.5, sd 2.96, 3 to 18');
+      expect(answer.content).toContain('at least 15: 9.26%');
+      const chart = chartOf(answer.content);
+      expect(chart).toHaveLength(16);
+      expect(chart[0]).toMatch(/^ 3 [▏▎▍▌▋▊▉] +0\.46%$/);
+      expect(chart[7]).toBe(`10 ${'█'.repeat(20)} 12.50%`);
+      expect(chart[15]).toMatch(/^18 [▏▎▍▌▋▊▉] +0\.46%$/);
+    });
+
+    it('charts a formula of many totals in ranges, with the tails said', async () => {
+      const answer = await served.said(slashCommand('odds', { formula: '10d10' }));
+      const chart = chartOf(answer.content);
+      expect(chart.length).toBeLessThanOrEqual(20);
+      expect(chart[0]).toMatch(/^ *< \d+ /);
+      expect(chart.at(-1)).toMatch(/^ *> \d+ /);
+    });
+
+    it('answers too_complex plainly, and the "Odds" button ephemerally', async () => {
+      const tooComplex = await served.said(slashCommand('odds', { formula: '1000d20' }));
+      expect(tooComplex.ephemeral).toBe(true);
+      expect(tooComplex.content).toMatch(
+        /^The exact odds of `1000d20` cost too much to compute: .*units of work/,
+      );
+      const button = await served.said(buttonPress('odds:2d6'));
+      expect(button.ephemeral).toBe(true);
+      expect(button.content).toContain('2d6 → mean 7, sd 2.42, 2 to 12');
+    });
+
+    it('says plainly that comparing with a second formula is not available yet', async () => {
+      const answer = await served.said(slashCommand('odds', { formula: '2d6', versus: '1d12' }));
+      expect(answer.content).toMatch(
+        /^Comparing with a second formula is not available on this fairdice yet\.\n/,
+      );
+      expect(answer.content).toContain('2d6 → mean 7');
+    });
+  });
+
+  describe('autocomplete', () => {
+    it('offers the formula being typed, with what is wrong with it, then examples', async () => {
+      const partial = await served.post(autocomplete('roll', 'formula', '4d6+'));
+      expect(partial.status).toBe(200);
+      const response = expectResponse(partial.json()) as {
+        type: number;
+        data: { choices: Array<{ name: string; value: string }> };
+      };
+      expect(response.type).toBe(8);
+      expect(response.data.choices[0]!.value).toBe('4d6+');
+      expect(response.data.choices[0]!.name).toMatch(/^4d6\+ ⚠ formula, column 5: /);
+      const started = expectResponse((await served.post(autocomplete('roll', 'formula', '4d'))).json()) as {
+        data: { choices: Array<{ value: string }> };
+      };
+      expect(started.data.choices.map((choice) => choice.value)).toEqual(['4d', '4d6kh3', '4dF']);
+      const empty = expectResponse((await served.post(autocomplete('odds', 'formula', ''))).json()) as {
+        data: { choices: Array<{ value: string }> };
+      };
+      expect(empty.data.choices.map((choice) => choice.value).slice(0, 3)).toEqual([
+        '1d20',
+        '1d20+5',
+        '2d20kh1',
+      ]);
+      const valid = expectResponse((await served.post(autocomplete('roll', 'formula', '2d6+1'))).json()) as {
+        data: { choices: Array<{ name: string; value: string }> };
+      };
+      expect(valid.data.choices).toEqual([{ name: '2d6+1', value: '2d6+1' }]);
+    });
+  });
+
+  describe('/table', () => {
+    const channel = { channel: '3300000000000000777' };
+
+    it('has none until started; then every /roll in the channel is signed at it, logged and verifiable', async () => {
+      const none = await served.said(slashCommand('table', {}, channel, 'log'));
+      expect(none).toMatchObject({
+        ephemeral: true,
+        content: 'This channel has no fairdice table: start one with /table start.',
+      });
+
+      const started = await served.said(slashCommand('table', {}, channel, 'start'));
+      expect(started.ephemeral).toBe(false);
+      const tableId = /\?table=([A-Za-z0-9_-]+)>/.exec(started.content)?.[1];
+      expect(tableId).toBeDefined();
+      expect(started.content).toContain(`<${PUBLIC_URL}/?table=${tableId}>`);
+
+      const first = await served.said(slashCommand('roll', { formula: '1d20' }, channel));
+      expect(first.content).toContain('Table entry #1, signed: [receipt]');
+      const second = await served.said(buttonPress('roll:-:2d6', channel));
+      expect(second.content).toContain('Table entry #2, signed');
+      // Another channel is not at this table.
+      const elsewhere = await served.said(
+        slashCommand('roll', { formula: '1d20' }, { channel: '3300000000000000778' }),
+      );
+      expect(elsewhere.content).toMatch(/\nSigned: \[receipt\]/);
+
+      const log = await served.said(slashCommand('table', {}, channel, 'log'));
+      expect(log.ephemeral).toBe(true);
+      expect(log.content).toMatch(
+        /^This channel's table: 2 rolls; the last 2:\n#1 <t:\d+:t> `1d20 → 20 \(20, natural 20\)`\n#2 <t:\d+:t> `2d6 → 12 \(6, 6\)`\n/,
+      );
+      const rest = await app.inject({ method: 'GET', url: `/v1/tables/${tableId}/rolls` });
+      expect(rest.json()).toMatchObject({ entries: 2 });
+
+      const verified = await served.said(slashCommand('table', {}, channel, 'verify'));
+      expect(verified.ephemeral).toBe(false);
+      expect(verified.content).toMatch(/^This channel's table checks out: all 2 rolls are signed/);
+
+      const report = await served.said(slashCommand('table', {}, channel, 'report'));
+      expect(report).toMatchObject({
+        ephemeral: true,
+        content: 'The report of a table is not available on this fairdice yet.',
+      });
+    });
+
+    it('starts a new table over the old one, which stays readable', async () => {
+      const here = { channel: '3300000000000000779' };
+      const first = await served.said(slashCommand('table', {}, here, 'start'));
+      const firstId = /\?table=([A-Za-z0-9_-]+)>/.exec(first.content)?.[1];
+      const second = await served.said(slashCommand('table', {}, here, 'start'));
+      expect(second.content).toContain(`The table before, \`${firstId}\`, can still be read`);
+    });
+
+    it('works in a DM too', async () => {
+      const dm = { channel: '3300000000000000900', guild: false, user: '2200000000000000900' };
+      await served.said(slashCommand('table', {}, dm, 'start'));
+      const rolled = await served.said(slashCommand('roll', { formula: '1d4' }, dm));
+      expect(rolled.content).toContain('Table entry #1');
+    });
+  });
+});
+
+describe('budgets per Discord user and per channel, not per address', () => {
+  const discord = discordApp();
+  let served: Served;
+  beforeAll(async () => {
+    served = await serve(discord, {
+      rateLimitMax: 3,
+      rateLimitWindowMs: 60_000,
+      throwsBurst: 100,
+      throwsPerSecond: 1,
+    });
+  });
+  afterAll(() => served?.app.close());
+
+  it('counts commands per user, says when to come back, and leaves the address uncounted', async () => {
+    const alice = { user: '2200000000000000101' };
+    const bob = { user: '2200000000000000102' };
+    for (let i = 0; i < 3; i++) {
+      expect((await served.said(slashCommand('roll', { formula: '1d6' }, alice))).content).toContain('Total');
+    }
+    const refused = await served.said(slashCommand('roll', { formula: '1d6' }, alice));
+    expect(refused.ephemeral).toBe(true);
+    expect(refused.content).toMatch(
+      /^You are sending commands faster than this fairdice allows: try again in \d+ seconds?\.$/,
+    );
+    // Another user, from the same (Discord's) address, rolls on.
+    expect((await served.said(slashCommand('roll', { formula: '1d6' }, bob))).content).toContain('Total');
+    // The address itself was not counted: its limit of 3 is untouched by 5 verified interactions.
+    const health = await served.app.inject({ method: 'GET', url: '/v1/health' });
+    expect(health.statusCode).toBe(200);
+    expect(health.headers['x-ratelimit-remaining']).toBe('2');
+  });
+
+  it("counts each user's dice against the throws budget", async () => {
+    const carol = { user: '2200000000000000103' };
+    const dave = { user: '2200000000000000104' };
+    // Let in while the bucket is not empty, as on the HTTP API: the second roll takes it below zero.
+    expect((await served.said(slashCommand('roll', { formula: '100d6' }, carol))).content).toContain(
+      'Total **600**',
+    );
+    expect((await served.said(slashCommand('roll', { formula: '100d6' }, carol))).content).toContain(
+      'Total **600**',
+    );
+    const spent = await served.said(slashCommand('roll', { formula: '1d6' }, carol));
+    expect(spent.ephemeral).toBe(true);
+    expect(spent.content).toMatch(
+      /^You have rolled too many dice lately: try again in (99|100|101) seconds\.$/,
+    );
+    expect((await served.said(slashCommand('roll', { formula: '100d6' }, dave))).content).toContain(
+      'Total **600**',
+    );
+  });
+
+  it('counts table operations per channel, whoever asks', async () => {
+    const channel = '3300000000000000555';
+    const users = [
+      '2200000000000000201',
+      '2200000000000000202',
+      '2200000000000000203',
+      '2200000000000000204',
+    ];
+    await served.said(slashCommand('table', {}, { channel, user: users[0] }, 'start'));
+    await served.said(slashCommand('roll', { formula: '1d6' }, { channel, user: users[1] }));
+    await served.said(slashCommand('table', {}, { channel, user: users[2] }, 'log'));
+    const refused = await served.said(slashCommand('table', {}, { channel, user: users[3] }, 'log'));
+    expect(refused.content).toMatch(
+      /^This channel's table is taking commands faster than this fairdice allows: try again in \d+ seconds?\.$/,
+    );
+  });
+
+  it('counts requests that fail the signature check against their address', async () => {
+    const body = JSON.stringify(ping());
+    const forged = {
+      'content-type': 'application/json',
+      'x-signature-ed25519': '00'.repeat(64),
+      'x-signature-timestamp': String(Math.floor(Date.now() / 1000)),
+    };
+    const health = await served.app.inject({ method: 'GET', url: '/v1/health' });
+    const left = Number(health.headers['x-ratelimit-remaining']);
+    expect(left).toBeGreaterThan(0);
+    const statuses: number[] = [];
+    for (let i = 0; i <= left; i++) statuses.push((await served.send(body, forged)).status);
+    expect(statuses).toEqual([...Array.from({ length: left }, () => 401), 429]);
+    // Discord's own requests still go through.
+    expect((await served.post(ping())).status).toBe(200);
+  });
+});
+
+describe('the answer deadline', () => {
+  it('answers the late message when the work is not done in time, and the work when it is', async () => {
+    const never = new Promise<string>(() => {});
+    expect(await withinDeadline(never, 1, 'late')).toBe('late');
+    expect(await withinDeadline(Promise.resolve('done'), 1_000, 'late')).toBe('done');
+    expect(LIMITS.discordAnswerMs).toBeLessThan(3_000);
+  });
+});

@@ -1,13 +1,15 @@
 #!/usr/bin/env node
 // The `fairdice` command. `fairdice mcp` serves the MCP tools over stdio for a desktop AI client
 // (docs/mcp.md), rolling in this process with the same random source as the service; stdout
-// carries the protocol, so every log line goes to stderr.
+// carries the protocol, so every log line goes to stderr. `fairdice discord register` puts the
+// Discord application's commands to Discord (docs/discord.md).
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { pino } from 'pino';
 import { StatsService } from './api/stats-service.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
+import { commandsJson, installLinks, registerCommands, registerSettings } from './discord/register.js';
 import { localDataDir, localSigningKey } from './mcp/local.js';
 import { createMcpServer } from './mcp/server.js';
 import { cryptoRandom } from './roll/random.js';
@@ -17,8 +19,10 @@ import { VERSION } from './version.js';
 const USAGE = `fairdice ${VERSION}
 
 Usage:
-  fairdice mcp      serve the dice tools over stdio to an MCP client (docs/mcp.md)
-  fairdice --help   this text
+  fairdice mcp                          serve the dice tools over stdio to an MCP client (docs/mcp.md)
+  fairdice discord register [--dry-run] put the Discord commands to Discord, with DISCORD_APPLICATION_ID
+                                        and DISCORD_BOT_TOKEN; --dry-run prints them (docs/discord.md)
+  fairdice --help                       this text
 
 The HTTP service is started with \`npm start\` in the repository (docs/operations.md).
 `;
@@ -109,10 +113,41 @@ async function serveMcp(config: Config): Promise<void> {
   }
 }
 
+/** `fairdice discord register [--dry-run]`. */
+async function registerDiscord(dryRun: boolean): Promise<void> {
+  if (dryRun) {
+    process.stdout.write(`${commandsJson()}\n`);
+    return;
+  }
+  const settings = registerSettings(process.env);
+  if (typeof settings === 'string') {
+    process.stderr.write(`fairdice: ${settings}\n`);
+    process.exit(1);
+  }
+  const names = await registerCommands(settings);
+  const links = installLinks(settings.applicationId);
+  process.stdout.write(
+    [
+      `Registered ${names.length} commands with Discord: ${names.map((name) => `/${name}`).join(', ')}.`,
+      `Install to a server: ${links.guild}`,
+      `Install to your account: ${links.user}`,
+      '',
+    ].join('\n'),
+  );
+}
+
 async function main(args: readonly string[]): Promise<void> {
   const [command] = args;
   if (command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(USAGE);
+    return;
+  }
+  if (
+    command === 'discord' &&
+    args[1] === 'register' &&
+    (args.length === 2 || (args.length === 3 && args[2] === '--dry-run'))
+  ) {
+    await registerDiscord(args[2] === '--dry-run');
     return;
   }
   if (command !== 'mcp' || args.length > 1) {

@@ -21,6 +21,7 @@ import {
   ping,
   slashCommand,
 } from '../support/discord.js';
+import { describeWithRedis, type RedisServer, startRedis } from '../support/redis.js';
 
 const PUBLIC_URL = 'https://dice.example.com';
 
@@ -469,6 +470,35 @@ describe('budgets per Discord user and per channel, not per address', () => {
     expect(statuses).toEqual([...Array.from({ length: left }, () => 401), 429]);
     // Discord's own requests still go through.
     expect((await served.post(ping())).status).toBe(200);
+  });
+});
+
+describeWithRedis('with REDIS_URL', (executable) => {
+  const discord = discordApp();
+  let redis: RedisServer;
+  let served: Served;
+  beforeAll(async () => {
+    redis = await startRedis(executable);
+    served = await serve(discord, { redisUrl: redis.url });
+  });
+  afterAll(async () => {
+    await served?.app.close();
+    await redis?.stop();
+  });
+
+  it("keeps a channel's table in Redis: started, rolled at, verified", async () => {
+    const channel = { channel: '3300000000000000999' };
+    const started = await served.said(slashCommand('table', {}, channel, 'start'));
+    const tableId = /\?table=([A-Za-z0-9_-]+)>/.exec(started.content)?.[1];
+    expect(tableId).toBeDefined();
+    expect((await served.said(slashCommand('roll', { formula: '1d8' }, channel))).content).toContain(
+      'Table entry #1',
+    );
+    expect((await served.said(slashCommand('roll', { formula: '1d8' }, channel))).content).toContain(
+      'Table entry #2',
+    );
+    const verified = await served.said(slashCommand('table', {}, channel, 'verify'));
+    expect(verified.content).toMatch(/^This channel's table checks out: all 2 rolls/);
   });
 });
 

@@ -1,0 +1,110 @@
+// The text of fairdice's Discord messages: within Discord's limits whatever the roll, user text
+// shown as text, the odds chart's rows adding up, and the buttons' custom ids read back.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { buttonOf, CUSTOM_ID_MAX_LENGTH, customIdOf } from '../../src/discord/commands.js';
+import { formulaChoices } from '../../src/discord/interactions.js';
+import {
+  chartRows,
+  escapeMarkdown,
+  fitContent,
+  MESSAGE_LIMITS,
+  rollContent,
+} from '../../src/discord/render.js';
+import { roll } from '../../src/roll/roll.js';
+import { maxSource } from '../support/sources.js';
+
+const links = { base: 'https://dice.example.com' };
+
+describe('fitContent', () => {
+  it('keeps a message within 2,000 characters, cut at a line end when one is near', () => {
+    expect(fitContent('short')).toBe('short');
+    const lines = Array.from({ length: 100 }, (_, i) => `line ${i} ${'x'.repeat(30)}`).join('\n');
+    const fitted = fitContent(lines);
+    expect(fitted.length).toBeLessThanOrEqual(MESSAGE_LIMITS.content);
+    expect(fitted.endsWith('\n…')).toBe(true);
+    expect(lines.startsWith(fitted.slice(0, -2))).toBe(true);
+    expect(fitContent('y'.repeat(5_000)).length).toBeLessThanOrEqual(MESSAGE_LIMITS.content);
+  });
+});
+
+describe('a roll message', () => {
+  it('stays within the limit for the largest rolls', () => {
+    const many = Array.from({ length: 40 }, () => '25d6').join('+');
+    const rolled = roll({ formula: many }, { random: maxSource() });
+    const content = rollContent({ roll: rolled, note: 'n'.repeat(200), private: true, links });
+    expect(content.length).toBeLessThanOrEqual(MESSAGE_LIMITS.content);
+    expect(content).toContain(`Total **${6 * 1000}**`);
+  });
+
+  it('shows a note as text: no markdown, no mention, one line', () => {
+    expect(escapeMarkdown('**bold** _it_ `code` <@123> @everyone\n# title [l](u) ~s~ |x| > q')).toBe(
+      '\\*\\*bold\\*\\* \\_it\\_ \\`code\\` \\<\\@123\\> \\@everyone \\# title \\[l\\]\\(u\\) \\~s\\~ \\|x\\| \\> q',
+    );
+  });
+});
+
+describe('chartRows', () => {
+  const uniform = (from: number, to: number) =>
+    Array.from({ length: to - from + 1 }, (_, i) => ({ total: from + i, probability: 1 / (to - from + 1) }));
+
+  it('has one row per total when they are few', () => {
+    const rows = chartRows(uniform(1, 20));
+    expect(rows.map((row) => row.label)).toEqual(Array.from({ length: 20 }, (_, i) => String(i + 1)));
+  });
+
+  it('groups many totals in at most 20 rows whose chances add up to the whole', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 21, max: 3_000 }), fc.integer({ min: -500, max: 500 }), (count, from) => {
+        const rows = chartRows(uniform(from, from + count - 1));
+        expect(rows.length).toBeLessThanOrEqual(20);
+        expect(rows.reduce((sum, row) => sum + row.probability, 0)).toBeCloseTo(1, 9);
+      }),
+      { numRuns: 50 },
+    );
+  });
+
+  it('says the tails beyond the range where the chance lies', () => {
+    // A long thin tail: the chart covers where nearly all the chance is, and sums up the rest.
+    const outcomes = [
+      ...uniform(1, 30).map((outcome) => ({ ...outcome, probability: outcome.probability * 0.9998 })),
+      ...Array.from({ length: 200 }, (_, i) => ({ total: 31 + i, probability: 0.0002 / 200 })),
+    ];
+    const rows = chartRows(outcomes);
+    expect(rows.at(-1)!.label).toMatch(/^> \d+$/);
+    expect(rows.at(-1)!.probability).toBeLessThanOrEqual(0.0005);
+    expect(rows.reduce((sum, row) => sum + row.probability, 0)).toBeCloseTo(1, 9);
+  });
+});
+
+describe('button custom ids', () => {
+  it('carry the formula and whether the roll was private, and read back', () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 1, maxLength: 93 }), fc.boolean(), (formula, privately) => {
+        const roll = customIdOf({ action: 'roll', formula, private: privately });
+        expect(roll).toBeDefined();
+        expect(roll!.length).toBeLessThanOrEqual(CUSTOM_ID_MAX_LENGTH);
+        expect(buttonOf(roll!)).toEqual({ action: 'roll', formula, private: privately });
+        expect(buttonOf(customIdOf({ action: 'odds', formula })!)).toEqual({ action: 'odds', formula });
+      }),
+    );
+    expect(customIdOf({ action: 'roll', formula: 'x'.repeat(94), private: false })).toBeUndefined();
+    expect(buttonOf('roll:-:')).toBeUndefined();
+    expect(buttonOf('something')).toBeUndefined();
+  });
+});
+
+describe('formulaChoices', () => {
+  it('offers at most 25 choices, each within the limits', () => {
+    for (const typed of ['', '1', '1d', '4d6kh3', `1d20+${'1'.repeat(120)}`, 'd20 to hit']) {
+      const choices = formulaChoices(typed, 1000);
+      expect(choices.length).toBeLessThanOrEqual(MESSAGE_LIMITS.autocompleteChoices);
+      for (const choice of choices) {
+        expect(choice.name.length).toBeLessThanOrEqual(MESSAGE_LIMITS.choiceName);
+        expect(choice.value.length).toBeLessThanOrEqual(MESSAGE_LIMITS.choiceValue);
+      }
+    }
+    expect(formulaChoices('d20 to hit', 1000)[0]!.name).toMatch(/^d20 to hit ⚠ /);
+    expect(formulaChoices('2000d6', 1000)[0]!.name).toMatch(/^2000d6 ⚠ /);
+  });
+});

@@ -8,7 +8,7 @@ import {
   ApplicationCommandType,
   ApplicationIntegrationType,
   InteractionContextType,
-  type RESTPutAPIApplicationCommandsJSONBody,
+  type RESTPostAPIChatInputApplicationCommandsJSONBody,
 } from 'discord-api-types/v10';
 import { LIMITS } from '../limits.js';
 
@@ -46,7 +46,7 @@ const formulaOption = (description: string, required: boolean) =>
   }) as const;
 
 /** Every command, in the form `PUT /applications/{application.id}/commands` takes. */
-export const COMMANDS: RESTPutAPIApplicationCommandsJSONBody = [
+export const COMMANDS: RESTPostAPIChatInputApplicationCommandsJSONBody[] = [
   {
     type: ApplicationCommandType.ChatInput,
     name: COMMAND.roll,

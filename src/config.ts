@@ -155,17 +155,15 @@ const trustProxy = z
     return z.NEVER;
   });
 
+/** `text` as a URL, or undefined when it is none. */
+const urlOf = (text: string): URL | undefined => (URL.canParse(text) ? new URL(text) : undefined);
+
 const redisUrl = z
   .string()
   .optional()
   .transform((text, ctx) => {
     if (text === undefined || text.trim() === '') return undefined;
-    let url: URL | undefined;
-    try {
-      url = new URL(text.trim());
-    } catch {
-      url = undefined;
-    }
+    const url = urlOf(text.trim());
     if (
       url === undefined ||
       (url.protocol !== 'redis:' && url.protocol !== 'rediss:') ||
@@ -228,12 +226,7 @@ const publicUrl = z
   .transform((text, ctx) => {
     const value = text?.trim() ?? '';
     if (value === '') return undefined;
-    let url: URL | undefined;
-    try {
-      url = new URL(value);
-    } catch {
-      url = undefined;
-    }
+    const url = urlOf(value);
     if (url === undefined || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.search !== '') {
       ctx.addIssue({
         code: 'custom',

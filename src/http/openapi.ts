@@ -3,6 +3,8 @@
 // src/errors.ts, exact code enum, a real response as example) replace the library's, request
 // bodies point at their named components, and no security appears anywhere.
 import type { AnyRouter } from '@trpc/server';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
 import { generateOpenApiDocument } from 'trpc-to-openapi';
 import { z } from 'zod';
 import { describeIssues } from '../api/input.js';
@@ -345,3 +347,28 @@ export function buildOpenApiDocument(
     notFound: new DiceError('not_found', MESSAGES.notFound).toBody(),
   });
 }
+
+export interface OpenApiRouteOptions {
+  /** Where the document is served, e.g. `/openapi.json`. */
+  url: string;
+  /** The router built from `operations` (src/api/router.ts). */
+  router: AnyRouter;
+  operations: Readonly<Record<string, Operation>>;
+  /** BODY_LIMIT_BYTES, for the 413 example. */
+  bodyLimitBytes: number;
+}
+
+async function openApiRoute(app: FastifyInstance, options: OpenApiRouteOptions): Promise<void> {
+  // Built once, at start-up: the document never changes while the process runs.
+  const document = JSON.stringify(
+    buildOpenApiDocument(options.router, options.operations, options.bodyLimitBytes),
+  );
+  app.get(options.url, (_request, reply) => reply.type('application/json; charset=utf-8').send(document));
+}
+
+/** The OpenAPI document, served as JSON at `url`. */
+export const openApiPlugin = fp(openApiRoute, {
+  name: 'fairdice-openapi',
+  fastify: '5.x',
+  encapsulate: true,
+});

@@ -3,7 +3,7 @@
 // (src/mcp/tools.ts) are all built from it: adding an operation is one entry here, and marking it
 // with `tool` exposes it to AI clients too. docs/api.md and docs/mcp.md describe them for callers.
 import { z } from 'zod';
-import type { ApiErrorCode, ErrorStatus } from '../errors.js';
+import type { ApiErrorCode } from '../errors.js';
 import { LIMITS } from '../limits.js';
 import {
   batchLines,
@@ -132,8 +132,11 @@ export interface Operation<
   tags: readonly string[];
   summary: string;
   description: string;
-  /** The error statuses the operation may answer; each is documented from src/errors.ts. */
-  errors: readonly ErrorStatus[];
+  /**
+   * The error codes the operation may answer (src/errors.ts), and through them its error
+   * statuses: the OpenAPI document lists exactly these for it.
+   */
+  errors: readonly ApiErrorCode[];
   run(
     input: I extends z.ZodType ? z.output<I> : undefined,
     ctx: DiceContext,
@@ -166,12 +169,45 @@ const operation = <I extends z.ZodType | undefined, O extends z.ZodType, K exten
   entry: Operation<I, O, K>,
 ) => entry;
 
-const ROLL_ERRORS = [400, 413, 429, 500] as const satisfies readonly ErrorStatus[];
-/** A roll that asks for a receipt or names a table also meets the store (docs/trust.md). */
-const SIGNED_ROLL_ERRORS = [400, 404, 409, 413, 429, 500, 503] as const satisfies readonly ErrorStatus[];
-const STORE_READ_ERRORS = [400, 404, 429, 500, 503] as const satisfies readonly ErrorStatus[];
-/** /v1/stats also answers 503 when every worker is busy and the queue is full. */
-const STATS_ERRORS = [400, 413, 429, 500, 503] as const satisfies readonly ErrorStatus[];
+/** What any request may meet: the rate limit, and a fault of ours. */
+const ANY_REQUEST = ['rate_limited', 'internal_error'] as const satisfies readonly ApiErrorCode[];
+/**
+ * A roll from the query string: its input, its formula, its dice and throws budgets, and the store
+ * when it asks for a receipt (docs/trust.md). A GET has no body, so never payload_too_large.
+ */
+const QUERY_ROLL_ERRORS = [
+  'invalid_request',
+  'invalid_formula',
+  'too_many_dice',
+  'unavailable',
+  ...ANY_REQUEST,
+] as const satisfies readonly ApiErrorCode[];
+/** A roll from a body, which may also name a table: unknown or full (docs/trust.md). */
+const SIGNED_ROLL_ERRORS = [
+  ...QUERY_ROLL_ERRORS,
+  'payload_too_large',
+  'not_found',
+  'table_full',
+] as const satisfies readonly ApiErrorCode[];
+const STORE_READ_ERRORS = [
+  'invalid_request',
+  'not_found',
+  'unavailable',
+  ...ANY_REQUEST,
+] as const satisfies readonly ApiErrorCode[];
+/**
+ * /v1/stats from the query string: no dice are thrown, a formula may cost too much, and every
+ * worker may be busy (503).
+ */
+const STATS_QUERY_ERRORS = [
+  'invalid_request',
+  'invalid_formula',
+  'too_complex',
+  'unavailable',
+  ...ANY_REQUEST,
+] as const satisfies readonly ApiErrorCode[];
+/** /v1/stats from a body. */
+const STATS_ERRORS = [...STATS_QUERY_ERRORS, 'payload_too_large'] as const satisfies readonly ApiErrorCode[];
 
 /** A distribution never changes for a given version: a day of public caching. */
 const STATS_MAX_AGE_SECONDS = 86_400;
@@ -194,7 +230,7 @@ export const OPERATIONS = {
     description:
       'Rolls `formula` (send `+` as `%2B` in a URL) with an optional `advantage`. ' +
       'Takes no bonuses or tags; use POST /v1/roll for those. `receipt=true` adds a signed receipt (docs/trust.md).',
-    errors: [400, 413, 429, 500, 503],
+    errors: QUERY_ROLL_ERRORS,
     run: rollOneMaybeSigned,
   }),
 
@@ -276,7 +312,7 @@ export const OPERATIONS = {
     description:
       'Creates a shared dice tray. Every roll made with `"table": "<id>"` is signed and appended to its log. ' +
       `Whoever holds the id may roll and read there. At most ${LIMITS.tablesPerHour} per address per hour by default.`,
-    errors: [429, 500, 503],
+    errors: ['too_many_tables', 'unavailable', ...ANY_REQUEST],
     run: (_input, ctx) => createTable(ctx),
     tool: {
       name: 'table_create',
@@ -339,7 +375,7 @@ export const OPERATIONS = {
     description:
       'Checks a receipt against the keys of /.well-known/jwks.json, for callers that cannot verify Ed25519 themselves. ' +
       'An invalid receipt is a 200 with `valid: false` and the reason.',
-    errors: ROLL_ERRORS,
+    errors: ['invalid_request', 'payload_too_large', ...ANY_REQUEST],
     run: verify,
     tool: {
       name: 'verify_receipt',
@@ -364,7 +400,7 @@ export const OPERATIONS = {
     summary: 'The public keys that verify receipts',
     description:
       "JWKS (RFC 7517): the current Ed25519 key first, then retired ones; each `kid` is the key's RFC 7638 thumbprint.",
-    errors: [429, 500],
+    errors: ANY_REQUEST,
     run: (_input, ctx) => publishedKeys(ctx),
   }),
 
@@ -377,7 +413,7 @@ export const OPERATIONS = {
     tags: ['service'],
     summary: 'Liveness',
     description: 'Answers while the service is up. Rolls nothing.',
-    errors: [429],
+    errors: ['rate_limited'],
     run: () => ({ status: 'ok' as const, version: VERSION }),
   }),
 
@@ -390,7 +426,7 @@ export const OPERATIONS = {
     tags: ['stats'],
     summary: 'Exact probabilities of a formula, from the query string',
     description: `${statsDescription} Answers carry an ETag and public caching; If-None-Match gives 304.`,
-    errors: STATS_ERRORS,
+    errors: STATS_QUERY_ERRORS,
     refuses: ['too_complex'],
     run: (input, ctx) => ctx.stats.distribution(input, ctx.statsMeter),
     runJson: (input, ctx) => ctx.stats.json(input, ctx.statsMeter),

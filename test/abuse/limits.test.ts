@@ -370,6 +370,25 @@ describe('connection caps', () => {
     expect(addressKey('10.1.2.3', 64)).toBe('10.1.2.3');
   });
 
+  it('writes IPv6 keys in the form @fastify/rate-limit wrote them, as the Redis keys of earlier versions', () => {
+    // RFC 5952: lower case, no leading zeros, the longest run of zero groups as `::`.
+    for (const [address, prefixLength, key] of [
+      ['2001:db8:1:2:aaaa::1', 64, '2001:db8:1:2::'],
+      ['2001:DB8:0:0:1::1', 128, '2001:db8::1:0:0:1'],
+      ['2001:0db8:0000:0000:0000:ff00:0042:8329', 128, '2001:db8::ff00:42:8329'],
+      ['1:0:0:1:0:0:0:1', 128, '1:0:0:1::1'],
+      ['2001:db8::', 48, '2001:db8::'],
+      ['::1', 64, '::'],
+      ['::1', 128, '::1'],
+      ['fe80::1%eth0', 64, 'fe80::'],
+      ['::ffff:a01:203', 64, '10.1.2.3'],
+      // Not an address at all (an X-Forwarded-For entry behind a trusted proxy): itself, lower case.
+      ['Foo:Bar', 64, 'foo:bar'],
+    ] as const) {
+      expect(addressKey(address, prefixLength), `${address}/${prefixLength}`).toBe(key);
+    }
+  });
+
   it("computes a request's key once and keeps it on the request for every limit to read", async () => {
     const bare = Fastify();
     const keyOf = requestKeys(bare, 64);

@@ -173,7 +173,7 @@ async function mcpRoute(app: FastifyInstance, options: McpRouteOptions): Promise
   await server.connect(transport);
   app.addHook('onClose', () => server.close());
 
-  // It charges the rate limit from its handler, so the root count leaves it alone.
+  // It charges the rate limit from its handler, so the API's count in onRequest leaves it alone.
   await countingItself(app, (scope) => {
     scope.route({
       method: 'POST',

@@ -70,8 +70,10 @@ export interface RateLimitOptions {
   max: number;
   /** The fixed window, in ms (RATE_LIMIT_WINDOW_MS). */
   windowMs: number;
-  /** Count in this Redis, shared by every instance (REDIS_URL); absent: in memory. */
+  /** Count in this Redis, shared by every instance (REDIS_URL); absent: `stores`. */
   redisUrl?: string | undefined;
+  /** Where to count without Redis (default: this process's memory); a test gives its own. */
+  stores?: RateStores | undefined;
   /** The service's logger: Redis's comings and goings. */
   log: FastifyBaseLogger;
   /** A request's address key (src/http/connections.ts `requestKeys`). */
@@ -169,7 +171,7 @@ class Budget {
 async function rateLimit(app: FastifyInstance, options: RateLimitOptions): Promise<void> {
   const { max, windowMs, keyOf, guard } = options;
   let shared: SharedRateLimit | undefined;
-  let stores: RateStores = memoryRateStores;
+  let stores: RateStores = options.stores ?? memoryRateStores;
   if (options.redisUrl !== undefined) {
     // Connected by `whenReady` once the app is built (buildApp awaits it before it returns).
     const link = new SharedRateLimit({ redisUrl: options.redisUrl, logger: options.log, deferConnect: true });

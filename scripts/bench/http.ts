@@ -1,7 +1,8 @@
 // The HTTP half of the benchmark: one process per server under test (pinned to its own core when
-// it can be): fairdice's dist/server.js (./service.ts) or a reference server's child, and autocannon in this process as the second-opinion load generator (the main
-// one is wrk: ./wrk.ts). autocannon's latencies are timed here per response (its own histogram
-// rounds to whole milliseconds, too coarse for loopback replies).
+// it can be), fairdice's own dist/server.js (./service.ts) or a reference server's child, and
+// autocannon in this process as the second-opinion load generator (the main one is wrk: ./wrk.ts).
+// autocannon's latencies are timed here per response (its own histogram rounds to whole
+// milliseconds, too coarse for loopback replies).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';

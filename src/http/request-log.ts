@@ -3,7 +3,7 @@
 // lines are off (docs/operations.md#logging), so nearly every request would make one and never
 // write with it. This logger holds the parent and the bindings and makes that same child on its
 // first line: what it writes is exactly what the child would have written, request id included
-// (docs/performance.md#the-http-request-path).
+// (docs/performance.md#logging-off-the-request-path).
 //
 // Fastify itself is given no logger: with one, it puts `finish` and `error` listeners on every
 // response (and reads the clock twice) for its per-request lines, which are off. The service's

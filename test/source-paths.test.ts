@@ -241,10 +241,10 @@ describe('the rules', () => {
       "const a = '// src/not/a/comment.ts';",
       'const b = /\\/\\/ src\\/x/;',
       'const c = `/* src/none.ts */`; // src/one.ts',
-      '/** docs/two.md#anchor */',
+      '/** docs/api.md#anchor */',
     ].join('\n');
     const found = commentsOf('x.ts', code).flatMap((comment) => pathsIn(comment.text).map((p) => p.path));
-    expect(found.sort()).toEqual(['docs/two.md', 'src/one.ts']);
+    expect(found.sort()).toEqual(['docs/api.md', 'src/one.ts']);
     expect(commentsOf('x.sh', 'echo src/a.ts # src/b.ts\n# src/c.ts').map((c) => c.text)).toEqual([
       '# src/c.ts',
     ]);

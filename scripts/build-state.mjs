@@ -22,9 +22,9 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Folders whose every file is an input of `npm run build` (build output inside them left out). */
-export const INPUT_FOLDERS = ['src', 'grammar', 'page', 'packages/client/src'];
+const INPUT_FOLDERS = ['src', 'grammar', 'page', 'packages/client/src'];
 /** Single files the build reads: its scripts, its configuration, the installed dependencies. */
-export const INPUT_FILES = [
+const INPUT_FILES = [
   'package.json',
   'package-lock.json',
   'tsconfig.json',
@@ -36,7 +36,7 @@ export const INPUT_FILES = [
   'node_modules/.package-lock.json',
 ];
 /** What a complete build leaves: if one is missing, dist/ is not a build, whatever the record says. */
-export const OUTPUTS = [
+const OUTPUTS = [
   'dist/server.js',
   'dist/cli.js',
   'dist/index.js',
@@ -63,7 +63,7 @@ function filesUnder(root, dir) {
 }
 
 /** A hash of every input's path and contents (a missing single file counts as missing). */
-export function inputsHash(root) {
+function inputsHash(root) {
   const hash = createHash('sha256');
   const files = [...INPUT_FOLDERS.flatMap((dir) => filesUnder(root, dir)), ...INPUT_FILES];
   for (const path of files) {
@@ -76,19 +76,19 @@ export function inputsHash(root) {
 }
 
 /** Whether the last complete build was of the inputs there are now, and its outputs are all there. */
-export function upToDate(root) {
+function upToDate(root) {
   if (!existsSync(recordOf(root))) return false;
   if (OUTPUTS.some((path) => !existsSync(join(root, path)))) return false;
   return readFileSync(recordOf(root), 'utf8').trim() === inputsHash(root);
 }
 
-export function begin(root) {
+function begin(root) {
   mkdirSync(recordDir(root), { recursive: true });
   rmSync(recordOf(root), { force: true });
   writeFileSync(pendingOf(root), `${inputsHash(root)}\n`);
 }
 
-export function end(root) {
+function end(root) {
   if (!existsSync(pendingOf(root))) throw new Error('build-state end: no build began (run begin first)');
   renameSync(pendingOf(root), recordOf(root));
 }

@@ -13,7 +13,7 @@ import { VERSION } from '../version.js';
 const strictBoolean = () => z.literal([true, false]);
 
 /**
- * A whole number that may pass 2^53: a power can reach 10^100 (docs/language.md "Arithmetic"),
+ * A whole number that may pass 2^53: a power can reach 10^100 (docs/language.md "Arithmetic and groups"),
  * and such a total is the nearest double, still a whole number. `z.number().int()` would refuse it.
  */
 export const wholeNumber = () => z.number().multipleOf(1);

@@ -95,7 +95,7 @@ function serverOptions(config: Config, log: FastifyBaseLogger): FastifyHttpOptio
     // No `logger`: with one, fastify adds listeners and reads the clock on every response for
     // per-request lines that are off anyway. Every line goes to `log` instead: request.log is a
     // child of it (below), and what fastify would log itself is logged by us (the listening
-    // address in src/server.ts); `app.log` writes nowhere (docs/performance.md#the-http-request-path).
+    // address in src/server.ts); `app.log` writes nowhere (docs/performance.md#logging-off-the-request-path).
     // Per-request log lines cost more than a roll; errors and deprecations are still logged.
     logController: new LogController({ disableRequestLogging: true }),
     // request.log makes its pino child of `log` (with the request id) only when a request logs.

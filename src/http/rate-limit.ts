@@ -95,7 +95,7 @@ const countsItself = (config: FastifyContextConfig | undefined): boolean =>
  * API's count knows such a route by its scope (`request.server`, the instance its routes were
  * added to) instead of reading the route's options on every request: fastify builds
  * `request.routeOptions` anew on each read, a cost every request paid
- * (docs/performance.md#the-http-request-path). A set of scopes rather than a decorator: a fastify
+ * (docs/performance.md#rate-counting). A set of scopes rather than a decorator: a fastify
  * instance keeps its properties in a dictionary, slow to miss in. The routes must be added
  * directly on `scope` (not in a plugin inside it): at start-up, a route whose options and scope
  * disagree stops the app.
@@ -112,7 +112,8 @@ export function countingItself(
 
 /**
  * One budget: its store, its limit and what its 429 does. Methods on a class, so counting a
- * request makes no closure (in memory it answers at once: no promise, no extra turn either).
+ * request makes no closure; in memory it answers at once: no promise, no extra turn of the event
+ * loop either (docs/performance.md#rate-counting).
  */
 class Budget {
   readonly #maxText: string;

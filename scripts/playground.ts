@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import peggy from 'peggy';
-import { compareBounds, diceTermsOf } from '../src/formula/parse.js';
+import { compareBounds, diceTermsOf } from '../src/formula/index.js';
 import type {
   ComparePoint,
   DiceModifier,

@@ -34,12 +34,12 @@ export type {
 } from './formula/ast.js';
 export type { ParseCacheOptions } from './formula/cache.js';
 export { ParseCache, parseCache } from './formula/cache.js';
+export type { Deprecation, GroupPlan, PreparedRoll, PrepareOptions } from './formula/index.js';
+export { countDice, prepareRoll } from './formula/index.js';
 export type { ParseFormulaOptions, ParseFragmentOptions } from './formula/parse.js';
 export { parseFormula, parseFragment } from './formula/parse.js';
 export { Rational } from './formula/rational.js';
 export { LIMITS, TAG_PATTERN } from './limits.js';
-export type { Deprecation, GroupPlan, PreparedRoll, PrepareOptions } from './roll/prepare.js';
-export { countDice, prepareRoll } from './roll/prepare.js';
 export type { SamplingMethod } from './roll/random.js';
 export { createCryptoRandom, createSampler, cryptoRandom, WordSampler } from './roll/random.js';
 export type { RollOptions, ThrowBudget } from './roll/roll.js';

@@ -2,8 +2,8 @@
 // batch budget before any die is thrown, then roll with the context's random source. Throws the
 // engine's DiceErrors unchanged: the edges translate them.
 import { FormulaError, RequestError, TooManyDiceError } from '../errors.js';
+import { type PreparedRoll, prepareRoll } from '../formula/index.js';
 import { LIMITS } from '../limits.js';
-import { type PreparedRoll, prepareRoll } from '../roll/prepare.js';
 import { rollPrepared, type ThrowBudget } from '../roll/roll.js';
 import type { RollRequest, RollResponse } from '../roll/types.js';
 import type { DiceContext } from './operations.js';

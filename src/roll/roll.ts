@@ -3,30 +3,23 @@
 // object is created per die.
 
 import { RandomSourceError, TooManyThrowsError } from '../errors.js';
-import type { DiceNode } from '../formula/ast.js';
-import { type Evaluated, evaluateTerms } from '../formula/evaluate.js';
-import { within } from '../formula/parse.js';
-import { Rational } from '../formula/rational.js';
-import { LIMITS } from '../limits.js';
 import {
+  type CountPlan,
   type Deprecation,
-  ExplodeRule,
+  evaluate,
   type GroupPlan,
   KeepRule,
+  type MatchPlan,
   type PoolPlan,
   type PreparedRoll,
   type PrepareOptions,
   prepareRoll,
-} from './prepare.js';
+  unhandledKind,
+  within,
+} from '../formula/index.js';
+import { LIMITS } from '../limits.js';
 import { cryptoRandom, WordSampler } from './random.js';
-import type {
-  DieGroup,
-  DieThrow,
-  ExpressionResult,
-  RandomSource,
-  RollRequest,
-  RollResponse,
-} from './types.js';
+import type { DieGroup, DieThrow, RandomSource, RollRequest, RollResponse } from './types.js';
 
 export interface RollOptions {
   /** Where dice come from (default: the pooled node:crypto sampler). Tests inject their own. */
@@ -138,47 +131,13 @@ export function rollPrepared(prepared: PreparedRoll, options?: RollOptions): Rol
           advantageState: prepared.advantageState,
           tag: prepared.tag,
         };
-  if (prepared.arithmetic !== undefined) {
-    const expression = evaluateRoll(prepared.arithmetic, dice);
+  if (prepared.expression !== undefined) {
+    // Each dice leaf is a DieGroup: its total, successes and failures are what the tree reads.
+    const expression = evaluate(prepared.expression, (group) => dice[group]!);
     response.total = expression.value.floor().toNumber() || 0;
     response.expression = expression.node;
   }
   return response;
-}
-
-/**
- * The evaluated tree of a roll with arithmetic: the formula's root, or with bonuses the `+` node
- * over it and each bonus (an integer as a number node, a fragment as its own root).
- */
-function evaluateRoll(
-  arithmetic: NonNullable<PreparedRoll['arithmetic']>,
-  dice: readonly DieGroup[],
-): Evaluated {
-  const lookup = (term: DiceNode) => {
-    const group = arithmetic.groupOf.get(term)!;
-    const rolled = dice[group]!;
-    return { group, total: rolled.total, successes: rolled.successes, failures: rolled.failures };
-  };
-  const root = evaluateTerms(arithmetic.formula.terms, lookup);
-  if (arithmetic.bonuses.length === 0) return root;
-  const parts = [root];
-  for (const bonus of arithmetic.bonuses) {
-    parts.push(
-      'value' in bonus
-        ? { value: Rational.of(bonus.value), node: { type: 'number', value: bonus.value } }
-        : evaluateTerms(bonus.node.terms, lookup),
-    );
-  }
-  let value = Rational.of(0);
-  for (const part of parts) value = value.add(part.value);
-  const node: ExpressionResult = {
-    type: 'operation',
-    operator: '+',
-    value: value.toNumber(),
-    ...(value.isInteger() ? {} : { exact: value.toString() }),
-    operands: parts.map((part) => part.node),
-  };
-  return { value, node };
 }
 
 /**
@@ -199,7 +158,8 @@ function rollPool(
     thrown.push(throwGroup(groups[m]!, random, base));
     base += groups[m]!.count;
   }
-  selectKept(pool.keep, pool.keepAmount, 0, size);
+  if (pool.keep === undefined) dieKept.fill(1, 0, size);
+  else selectKept(pool.keep.rule, pool.keep.amount, 0, size);
   base = 0;
   for (let m = pool.first; m < pool.first + pool.size; m++) {
     const plan = groups[m]!;
@@ -238,23 +198,35 @@ function checkedSource(random: RandomSource): RandomSource {
 function rollGroup(plan: GroupPlan, random: RandomSource): DieGroup {
   if (plan.plain) return rollPlainGroup(plan, random);
   const thrown = throwGroup(plan, random, 0);
-  let keptDice = selectKept(plan.keep, plan.keepAmount, 0, plan.count);
-  if (plan.moreKeeps.length > 0) keptDice = selectMoreKept(plan, plan.count);
-  return finishGroup(plan, thrown, 0, keptDice);
+  return finishGroup(plan, thrown, 0, selectTermKept(plan));
 }
 
 /**
- * Several keep/drop modifiers on one term (`4d10dh1dl2`): each ranks all the dice and marks its
- * own range; a die counts only when none of them drops it. `dieKept` already holds the first's.
+ * Marks in `dieKept` the dice of a term that count, by its keep/drop rules (every die when it has
+ * none), and returns how many. Several (`4d10dh1dl2`) each rank all the dice and mark their own
+ * range; a die counts only when none of them drops it.
  */
-function selectMoreKept(plan: GroupPlan, count: number): number {
-  const marks = dieKept.slice(0, count);
-  for (const step of plan.moreKeeps) {
-    selectKept(step.keep, step.amount, 0, count);
+function selectTermKept(plan: GroupPlan): number {
+  const { count } = plan;
+  let kept = -1;
+  let marks: Uint8Array | undefined;
+  for (const modifier of plan.modifiers) {
+    if (modifier.kind !== 'keep') continue;
+    if (kept === -1) {
+      kept = selectKept(modifier.rule, modifier.amount, 0, count);
+      continue;
+    }
+    marks ??= dieKept.slice(0, count);
+    selectKept(modifier.rule, modifier.amount, 0, count);
     for (let d = 0; d < count; d++) marks[d] = marks[d]! & dieKept[d]!;
   }
+  if (kept === -1) {
+    dieKept.fill(1, 0, count);
+    return count;
+  }
+  if (marks === undefined) return kept;
   dieKept.set(marks, 0);
-  let kept = 0;
+  kept = 0;
   for (let d = 0; d < count; d++) kept += marks[d]!;
   return kept;
 }
@@ -265,15 +237,79 @@ interface Thrown {
   throws: DieThrow[] | undefined;
 }
 
+/**
+ * How the dice of the term being thrown are thrown, read from its plan's rules by readThrowRules
+ * (rolling is synchronous: one term is thrown at a time). Unused rules are neutral: no clamp, an
+ * empty reroll and explode range, no unique limit.
+ */
+const rules = {
+  clampLow: Number.NEGATIVE_INFINITY,
+  clampHigh: Number.POSITIVE_INFINITY,
+  rerollLimit: 0,
+  rerollLow: 1,
+  rerollHigh: 0,
+  uniqueLimit: 0,
+  uniqueLow: 1,
+  uniqueHigh: 0,
+  explodes: false,
+  compound: false,
+  penalty: 0,
+  explodeLow: 1,
+  explodeHigh: 0,
+};
+
+/** Reads the rules that act while a term's dice are thrown into `rules`; false when none does. */
+function readThrowRules(plan: GroupPlan): boolean {
+  rules.clampLow = Number.NEGATIVE_INFINITY;
+  rules.clampHigh = Number.POSITIVE_INFINITY;
+  rules.rerollLimit = 0;
+  rules.uniqueLimit = 0;
+  rules.explodes = false;
+  rules.compound = false;
+  rules.penalty = 0;
+  let any = false;
+  for (const modifier of plan.modifiers) {
+    switch (modifier.kind) {
+      case 'clamp':
+        rules.clampLow = modifier.low;
+        rules.clampHigh = modifier.high;
+        any = true;
+        break;
+      case 'reroll':
+        rules.rerollLimit = modifier.limit;
+        rules.rerollLow = modifier.low;
+        rules.rerollHigh = modifier.high;
+        any = true;
+        break;
+      case 'unique':
+        rules.uniqueLimit = modifier.limit;
+        rules.uniqueLow = modifier.low;
+        rules.uniqueHigh = modifier.high;
+        any = true;
+        break;
+      case 'explode':
+        rules.explodes = true;
+        rules.compound = modifier.compound;
+        rules.penalty = modifier.penetrate ? 1 : 0;
+        rules.explodeLow = modifier.low;
+        rules.explodeHigh = modifier.high;
+        any = true;
+        break;
+      case 'keep':
+      case 'match':
+      case 'count':
+        // They act once the dice are thrown (selectTermKept, finishGroup).
+        break;
+      default:
+        unhandledKind(modifier);
+    }
+  }
+  return any;
+}
+
 /** Throws a group's dice into the scratch arrays at dice `base..base+count`. */
 function throwGroup(plan: GroupPlan, random: RandomSource, base: number): Thrown {
-  if (
-    plan.rerollLimit === 0 &&
-    plan.unique === undefined &&
-    plan.explode === ExplodeRule.None &&
-    !plan.clamped &&
-    plan.faces === undefined
-  ) {
+  if (!readThrowRules(plan) && plan.faces === undefined) {
     return { results: throwPlainDice(plan, random, base), throws: undefined };
   }
   return throwDice(plan, random, base);
@@ -283,13 +319,39 @@ function throwGroup(plan: GroupPlan, random: RandomSource, base: number): Thrown
 function finishGroup(plan: GroupPlan, thrown: Thrown, base: number, keptDice: number): DieGroup {
   const { count } = plan;
   const { results } = thrown;
-  const compound = plan.explode === ExplodeRule.Compound;
+  let compound = false;
+  let rerolled = false;
+  let match: MatchPlan | undefined;
+  let counting: CountPlan | undefined;
+  for (const modifier of plan.modifiers) {
+    switch (modifier.kind) {
+      case 'explode':
+        compound = modifier.compound;
+        break;
+      case 'reroll':
+      case 'unique':
+        rerolled = true;
+        break;
+      case 'match':
+        match = modifier;
+        break;
+      case 'count':
+        counting = modifier;
+        break;
+      case 'clamp':
+      case 'keep':
+        // They acted when the dice were thrown and selected.
+        break;
+      default:
+        unhandledKind(modifier);
+    }
+  }
   // Flags and the kept values; a die's chain shares its flag, rerolled-away throws are false.
   const length = results.length;
   let keptFlags: boolean[];
   let kept: number[];
   let sum = 0;
-  if (keptDice === count && ((plan.rerollLimit === 0 && plan.unique === undefined) || compound)) {
+  if (keptDice === count && (!rerolled || compound)) {
     keptFlags = flags(length, true);
     kept = results.slice();
     for (let d = base; d < base + count; d++) sum += dieValue[d]!;
@@ -321,21 +383,22 @@ function finishGroup(plan: GroupPlan, thrown: Thrown, base: number, keptDice: nu
 
   let total = sum;
   let matches: number[] | undefined;
-  if (plan.match !== undefined) {
-    matches = matchingValues(plan.match.amount, base, count);
-    if (plan.match.total) total = matches.length;
+  if (match !== undefined) {
+    matches = matchingValues(match.amount, base, count);
+    if (match.total) total = matches.length;
   }
   let successes: number | undefined;
   let failures: number | undefined;
-  if (plan.countSuccesses) {
+  if (counting !== undefined) {
+    const { success, failure } = counting;
     successes = 0;
     failures = 0;
     for (const value of kept) {
-      if (within(value, plan.successLow, plan.successHigh)) successes++;
-      if (plan.countFailures && within(value, plan.failureLow, plan.failureHigh)) failures++;
+      if (within(value, success.low, success.high)) successes++;
+      if (failure !== undefined && within(value, failure.low, failure.high)) failures++;
     }
     total = successes - failures;
-    if (!plan.countFailures) failures = undefined;
+    if (failure === undefined) failures = undefined;
   }
   return dieGroup(
     plan,
@@ -349,6 +412,7 @@ function finishGroup(plan: GroupPlan, thrown: Thrown, base: number, keptDice: nu
     failures,
     thrown.throws,
     matches,
+    compound,
   );
 }
 
@@ -380,7 +444,8 @@ function dieGroup(
   successes: number | undefined,
   failures: number | undefined,
   throws: DieThrow[] | undefined,
-  matches?: number[],
+  matches: number[] | undefined,
+  compounded: boolean,
 ): DieGroup {
   const group: DieGroup = {
     sides: plan.sides,
@@ -399,7 +464,7 @@ function dieGroup(
   if (successes !== undefined) group.successes = successes;
   if (failures !== undefined) group.failures = failures;
   if (matches !== undefined) group.matches = matches;
-  if (plan.explode === ExplodeRule.Compound) group.compounded = true;
+  if (compounded) group.compounded = true;
   if (throws !== undefined) group.throws = throws;
   return group;
 }
@@ -441,17 +506,15 @@ function dieThrow(die: number, kind: DieThrow['kind'], value: number, face: numb
  * merged value per die instead. `throws` gets every throw when the plan records them.
  */
 function throwDice(plan: GroupPlan, random: RandomSource, base: number): Thrown {
-  const { sides, faces, count, explode, rerollLimit, rerollLow, rerollHigh, clampLow, clampHigh } = plan;
-  const { explodeLow, explodeHigh } = plan;
-  const compound = explode === ExplodeRule.Compound;
-  const penalty = explode === ExplodeRule.Penetrate || plan.compoundPenetrate ? 1 : 0;
-  const uniqueLimit = plan.unique?.limit ?? 0;
-  const uniqueLow = plan.unique?.low ?? 0;
-  const uniqueHigh = plan.unique?.high ?? 0;
+  const { sides, faces, count } = plan;
+  const { clampLow, clampHigh, rerollLimit, rerollLow, rerollHigh, uniqueLimit, uniqueLow, uniqueHigh } =
+    rules;
+  const { explodes, compound, penalty, explodeLow, explodeHigh } = rules;
   // `u`: the values of the term's earlier dice.
   const earlier = uniqueLimit > 0 ? new Set<number>() : undefined;
   const results: number[] = [];
-  const throws: DieThrow[] | undefined = plan.recordThrows ? [] : undefined;
+  // Every throw is listed when a die may be thrown more than once (r, ro, u, uo, !, !p, !!, !!p).
+  const throws: DieThrow[] | undefined = rerollLimit > 0 || uniqueLimit > 0 || explodes ? [] : undefined;
   // Counted per throw, spent once per die: a chain overshoots the budget by at most the caps.
   let thrown = 0;
   const most = budget === undefined ? Number.POSITIVE_INFINITY : budget.left;
@@ -490,7 +553,7 @@ function throwDice(plan: GroupPlan, random: RandomSource, base: number): Thrown 
     throws?.push(dieThrow(d, kind, value, face));
     dieFace[base + d] = face;
     let sum = value;
-    if (explode !== ExplodeRule.None) {
+    if (explodes) {
       let tested = value;
       for (let extras = 0; extras < EXPLODE_CAP && within(tested, explodeLow, explodeHigh); extras++) {
         thrown++;
@@ -556,6 +619,8 @@ function rollPlainGroup(plan: GroupPlan, random: RandomSource): DieGroup {
     undefined,
     undefined,
     undefined,
+    undefined,
+    false,
   );
 }
 
@@ -566,10 +631,6 @@ function rollPlainGroup(plan: GroupPlan, random: RandomSource): DieGroup {
  */
 function selectKept(rule: KeepRule, amount: number, base: number, count: number): number {
   const end = base + count;
-  if (rule === KeepRule.All) {
-    dieKept.fill(1, base, end);
-    return count;
-  }
   const keeping = rule === KeepRule.KeepHighest || rule === KeepRule.KeepLowest;
   if (amount >= count) {
     dieKept.fill(keeping ? 1 : 0, base, end);

@@ -5,7 +5,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FormulaError, parseFormula, prepareRoll, type RollResponse, roll } from '../../src/index.js';
+import { FormulaError, parseFormula, type RollResponse, roll } from '../../src/index.js';
 import { maxSource, minSource, scripted } from '../support/sources.js';
 
 function rollWith(formula: string, faces: readonly number[]): RollResponse {
@@ -395,30 +395,5 @@ describe('totality over Part C syntax', () => {
       }),
       { numRuns: 3000 },
     );
-  });
-});
-
-describe('the roll plan stays readable by plan readers written for earlier editions', () => {
-  const plan = (formula: string) => prepareRoll({ formula }).groups[0]!;
-  const PART_C_FIELDS = ['unique', 'match', 'compoundPenetrate', 'notEqual'];
-  it('earlier forms carry no Part C field, and an empty list of further keeps', () => {
-    for (const formula of ['3d6r1', '4d6kh3', '2d6!p', '3d6!!', '6d10>=8f1', '2d6min3']) {
-      const group = plan(formula) as unknown as Record<string, unknown>;
-      for (const field of PART_C_FIELDS)
-        expect(Object.hasOwn(group, field), `${formula} ${field}`).toBe(false);
-      expect(group.moreKeeps).toEqual([]);
-    }
-  });
-  it('Part C forms mark their plans', () => {
-    expect(plan('1d6r<>6').notEqual).toBe(true);
-    expect(plan('6d10<>1').notEqual).toBe(true);
-    expect(plan('4d6u').unique).toEqual({
-      limit: 100,
-      low: Number.NEGATIVE_INFINITY,
-      high: Number.POSITIVE_INFINITY,
-    });
-    expect(plan('20d6mt3').match).toEqual({ amount: 3, total: true });
-    expect(plan('2d6!!p').compoundPenetrate).toBe(true);
-    expect(plan('4d10dh1dl2').moreKeeps).toHaveLength(1);
   });
 });

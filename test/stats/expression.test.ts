@@ -5,7 +5,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { FormulaError, TooComplexError } from '../../src/errors.js';
-import { prepareRoll } from '../../src/roll/prepare.js';
+import { prepareRoll } from '../../src/formula/index.js';
 import type { StatsRequest } from '../../src/stats/distribution.js';
 import { distribution } from '../../src/stats/distribution.js';
 import { enumerate } from './enumerate.js';

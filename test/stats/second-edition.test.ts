@@ -4,7 +4,7 @@
 // real roller can make (test/stats/enumerate.ts), and by known tables.
 
 import { describe, expect, it } from 'vitest';
-import { prepareRoll } from '../../src/roll/prepare.js';
+import { prepareRoll } from '../../src/formula/index.js';
 import { distribution } from '../../src/stats/distribution.js';
 import { expectExactAs } from './enumerate.js';
 

@@ -13,7 +13,6 @@ import { clampBounds, compareBounds, explodePoint, faceBounds } from './compare.
 import { compileTerms, type DiceSlots, keepPlan } from './expression.js';
 import { formatInteger } from './messages.js';
 import type {
-  CountPlan,
   Deprecation,
   ExpressionPlan,
   GroupPlan,
@@ -104,9 +103,12 @@ export function prepareRoll(request: RollRequest, options?: PrepareOptions): Pre
   }
 
   // Every dice term in written order (formula, then bonuses), with its pool group if any.
+  const arithmetic = fragments.some(({ node }) => usesArithmetic(node));
   const terms: Array<{ term: DiceNode; pool: GroupNode | undefined; item: string }> = [];
   for (const { node, item } of fragments) {
-    forEachDice(node.terms, (term, pool) => terms.push({ term, pool, item }));
+    if (arithmetic) forEachDice(node.terms, (term, pool) => terms.push({ term, pool, item }));
+    // A plain sum: its dice terms are its own terms.
+    else for (const term of node.terms) if (term.kind === 'dice') terms.push({ term, pool: undefined, item });
   }
 
   // At most one adv/dis term in the whole roll, and never together with the advantage field.
@@ -155,24 +157,25 @@ export function prepareRoll(request: RollRequest, options?: PrepareOptions): Pre
     diceCount += group.count;
     return groups.length - 1;
   };
-  const slots: DiceSlots = {
-    dice: (term) => plan(term, undefined),
-    pool: (group) => {
-      const members = poolTerms(group.items[0]!);
-      const pool: PoolPlan = { first: groups.length, size: members.length, keep: groupKeep(group) };
-      for (const term of members) plan(term, { group, plan: pool });
-      return pool.first;
-    },
-  };
-  const arithmetic = fragments.some(({ node }) => usesArithmetic(node));
   const roots: ExpressionPlan[] = [];
-  for (const fragment of fragments) {
-    item = fragment.item;
-    if (arithmetic) {
+  if (arithmetic) {
+    const slots: DiceSlots = {
+      dice: (term) => plan(term, undefined),
+      pool: (group) => {
+        const members = poolTerms(group.items[0]!);
+        const pool: PoolPlan = { first: groups.length, size: members.length, keep: groupKeep(group) };
+        for (const term of members) plan(term, { group, plan: pool });
+        return pool.first;
+      },
+    };
+    for (const fragment of fragments) {
+      item = fragment.item;
       roots.push(compileTerms(fragment.node.terms, slots));
-    } else {
-      // A plain sum: its dice terms are its own terms.
-      for (const term of fragment.node.terms) if (term.kind === 'dice') plan(term, undefined);
+    }
+  } else {
+    for (const { term, item: termItem } of terms) {
+      item = termItem;
+      plan(term, undefined);
     }
   }
   checkDicePerRoll(diceCount, options);
@@ -288,20 +291,20 @@ function planGroup(
   let reroll: ModifierPlan | undefined;
   let unique: ModifierPlan | undefined;
   let explode: ModifierPlan | undefined;
-  const keeps: KeepPlan[] = [];
+  let keeps: KeepPlan[] | undefined;
   let match: ModifierPlan | undefined;
   let success: ValueRange | undefined;
   let failure: ValueRange | undefined;
   let multiplier = 1;
-  const [lowest, highest] = faceBounds(term);
-  let naturalHigh: readonly [number, number] = [highest, highest];
-  let naturalLow: readonly [number, number] = [lowest, lowest];
+  const [lowest, highest] = term.faces === undefined ? [1, term.sides] : faceBounds(term);
+  let critical: { high: readonly number[]; low: readonly number[] } | undefined;
   // The request's advantage (for the first plain d20) or the term's own adv/dis: never both.
   let keepOne = advantage;
   for (const modifier of term.modifiers) {
     switch (modifier.kind) {
       case 'keep':
       case 'drop':
+        keeps ??= [];
         keeps.push(keepPlan(modifier));
         break;
       case 'advantage':
@@ -310,13 +313,11 @@ function planGroup(
       case 'clamp':
         clamped = true;
         break;
-      case 'reroll':
-        reroll = {
-          kind: 'reroll',
-          limit: modifier.once ? 1 : LIMITS.rerollCap,
-          ...range(compareBounds(modifier.compare)),
-        };
+      case 'reroll': {
+        const [low, high] = compareBounds(modifier.compare);
+        reroll = { kind: 'reroll', limit: modifier.once ? 1 : LIMITS.rerollCap, low, high };
         break;
+      }
       case 'unique': {
         const [low, high] =
           modifier.compare === null
@@ -325,14 +326,11 @@ function planGroup(
         unique = { kind: 'unique', limit: modifier.once ? 1 : LIMITS.uniqueCap, low, high };
         break;
       }
-      case 'explode':
-        explode = {
-          kind: 'explode',
-          ...range(compareBounds(explodePoint(term, modifier))),
-          penetrate: modifier.penetrate,
-          compound: modifier.compound,
-        };
+      case 'explode': {
+        const [low, high] = compareBounds(explodePoint(term, modifier));
+        explode = { kind: 'explode', low, high, penetrate: modifier.penetrate, compound: modifier.compound };
         break;
+      }
       case 'match':
         match = { kind: 'match', amount: modifier.amount, total: modifier.total };
         break;
@@ -346,8 +344,9 @@ function planGroup(
         failure = range(compareBounds(modifier.compare));
         break;
       case 'critical':
-        if (modifier.range === 'success') naturalHigh = compareBounds(modifier.compare);
-        else naturalLow = compareBounds(modifier.compare);
+        critical ??= { high: [highest, highest], low: [lowest, lowest] };
+        if (modifier.range === 'success') critical.high = compareBounds(modifier.compare);
+        else critical.low = compareBounds(modifier.compare);
         break;
     }
   }
@@ -358,44 +357,39 @@ function planGroup(
     }
   }
   if (keepOne !== 'normal') {
-    keeps.push({
-      kind: 'keep',
-      rule: keepOne === 'advantage' ? KeepRule.KeepHighest : KeepRule.KeepLowest,
-      amount: 1,
-    });
+    const rule = keepOne === 'advantage' ? KeepRule.KeepHighest : KeepRule.KeepLowest;
+    keeps = [{ kind: 'keep', rule, amount: 1 }];
     count = Math.max(count, 2);
   }
-  const modifiers: ModifierPlan[] = [];
+  // In the order the rules act on a die (ModifierPlan).
+  let modifiers: ModifierPlan[] | undefined;
+  const add = (rule: ModifierPlan) => {
+    modifiers ??= [];
+    modifiers.push(rule);
+  };
   if (clamped) {
     const [low, high] = clampBounds(term);
-    modifiers.push({ kind: 'clamp', low, high });
+    add({ kind: 'clamp', low, high });
   }
-  if (reroll !== undefined) modifiers.push(reroll);
-  if (unique !== undefined) modifiers.push(unique);
-  if (explode !== undefined) modifiers.push(explode);
-  modifiers.push(...keeps);
-  if (match !== undefined) modifiers.push(match);
-  if (success !== undefined) {
-    const counting: CountPlan = { kind: 'count', success, failure };
-    modifiers.push(counting);
-  }
-  const usualNaturals =
-    naturalHigh[0] === highest &&
-    naturalHigh[1] === highest &&
-    naturalLow[0] === lowest &&
-    naturalLow[1] === lowest;
+  if (reroll !== undefined) add(reroll);
+  if (unique !== undefined) add(unique);
+  if (explode !== undefined) add(explode);
+  if (keeps !== undefined) for (const keep of keeps) add(keep);
+  if (match !== undefined) add(match);
+  if (success !== undefined) add({ kind: 'count', success, failure });
   return {
     sides: term.sides,
     faces: term.faces,
     count,
     sign: term.sign,
     multiplier,
-    modifiers: modifiers.length === 0 ? NO_MODIFIERS : modifiers,
-    highLow: naturalHigh[0],
-    highHigh: naturalHigh[1],
-    lowLow: naturalLow[0],
-    lowHigh: naturalLow[1],
-    plain: modifiers.length === 0 && term.faces === undefined && usualNaturals && pool === undefined,
+    modifiers: modifiers ?? NO_MODIFIERS,
+    highLow: critical === undefined ? highest : critical.high[0]!,
+    highHigh: critical === undefined ? highest : critical.high[1]!,
+    lowLow: critical === undefined ? lowest : critical.low[0]!,
+    lowHigh: critical === undefined ? lowest : critical.low[1]!,
+    plain:
+      modifiers === undefined && term.faces === undefined && critical === undefined && pool === undefined,
     label: term.label?.text,
     pool: pool?.plan,
   };

@@ -4,16 +4,21 @@
 
 import { RandomSourceError, TooManyThrowsError } from '../errors.js';
 import {
+  type ClampPlan,
   type CountPlan,
   type Deprecation,
+  type ExplodePlan,
   evaluate,
   type GroupPlan,
+  type KeepPlan,
   KeepRule,
   type MatchPlan,
   type PoolPlan,
   type PreparedRoll,
   type PrepareOptions,
   prepareRoll,
+  type RerollPlan,
+  type UniquePlan,
   unhandledKind,
   within,
 } from '../formula/index.js';
@@ -155,8 +160,9 @@ function rollPool(
   const thrown: Thrown[] = [];
   let base = 0;
   for (let m = pool.first; m < pool.first + pool.size; m++) {
-    thrown.push(throwGroup(groups[m]!, random, base));
-    base += groups[m]!.count;
+    const plan = groups[m]!;
+    thrown.push(throwGroup(plan, rulesOf(plan), random, base));
+    base += plan.count;
   }
   if (pool.keep === undefined) dieKept.fill(1, 0, size);
   else selectKept(pool.keep.rule, pool.keep.amount, 0, size);
@@ -165,7 +171,7 @@ function rollPool(
     const plan = groups[m]!;
     let keptDice = 0;
     for (let d = base; d < base + plan.count; d++) keptDice += dieKept[d]!;
-    dice[m] = finishGroup(plan, thrown[m - pool.first]!, base, keptDice);
+    dice[m] = finishGroup(plan, rulesOf(plan), thrown[m - pool.first]!, base, keptDice);
     base += plan.count;
   }
 }
@@ -197,8 +203,9 @@ function checkedSource(random: RandomSource): RandomSource {
 
 function rollGroup(plan: GroupPlan, random: RandomSource): DieGroup {
   if (plan.plain) return rollPlainGroup(plan, random);
-  const thrown = throwGroup(plan, random, 0);
-  return finishGroup(plan, thrown, 0, selectTermKept(plan));
+  const rules = rulesOf(plan);
+  const thrown = throwGroup(plan, rules, random, 0);
+  return finishGroup(plan, rules, thrown, 0, selectTermKept(plan.count, rules.keeps));
 }
 
 /**
@@ -206,29 +213,23 @@ function rollGroup(plan: GroupPlan, random: RandomSource): DieGroup {
  * none), and returns how many. Several (`4d10dh1dl2`) each rank all the dice and mark their own
  * range; a die counts only when none of them drops it.
  */
-function selectTermKept(plan: GroupPlan): number {
-  const { count } = plan;
-  let kept = -1;
-  let marks: Uint8Array | undefined;
-  for (const modifier of plan.modifiers) {
-    if (modifier.kind !== 'keep') continue;
-    if (kept === -1) {
-      kept = selectKept(modifier.rule, modifier.amount, 0, count);
-      continue;
-    }
-    marks ??= dieKept.slice(0, count);
-    selectKept(modifier.rule, modifier.amount, 0, count);
-    for (let d = 0; d < count; d++) marks[d] = marks[d]! & dieKept[d]!;
-  }
-  if (kept === -1) {
+function selectTermKept(count: number, keeps: readonly KeepPlan[]): number {
+  if (keeps.length === 0) {
     dieKept.fill(1, 0, count);
     return count;
   }
-  if (marks === undefined) return kept;
+  const first = keeps[0]!;
+  const kept = selectKept(first.rule, first.amount, 0, count);
+  if (keeps.length === 1) return kept;
+  const marks = dieKept.slice(0, count);
+  for (let k = 1; k < keeps.length; k++) {
+    selectKept(keeps[k]!.rule, keeps[k]!.amount, 0, count);
+    for (let d = 0; d < count; d++) marks[d] = marks[d]! & dieKept[d]!;
+  }
   dieKept.set(marks, 0);
-  kept = 0;
-  for (let d = 0; d < count; d++) kept += marks[d]!;
-  return kept;
+  let counted = 0;
+  for (let d = 0; d < count; d++) counted += marks[d]!;
+  return counted;
 }
 
 /** What throwing a group's dice recorded (per-die facts are in the scratch arrays). */
@@ -238,99 +239,74 @@ interface Thrown {
 }
 
 /**
- * How the dice of the term being thrown are thrown, read from its plan's rules by readThrowRules
- * (rolling is synchronous: one term is thrown at a time). Unused rules are neutral: no clamp, an
- * empty reroll and explode range, no unique limit.
+ * A term's rules as the hot loops read them: plain numbers, with neutral values for the rules it
+ * does not have (no clamp, an empty reroll or explode range, no unique limit).
  */
-const rules = {
-  clampLow: Number.NEGATIVE_INFINITY,
-  clampHigh: Number.POSITIVE_INFINITY,
-  rerollLimit: 0,
-  rerollLow: 1,
-  rerollHigh: 0,
-  uniqueLimit: 0,
-  uniqueLow: 1,
-  uniqueHigh: 0,
-  explodes: false,
-  compound: false,
-  penalty: 0,
-  explodeLow: 1,
-  explodeHigh: 0,
-};
-
-/** Reads the rules that act while a term's dice are thrown into `rules`; false when none does. */
-function readThrowRules(plan: GroupPlan): boolean {
-  rules.clampLow = Number.NEGATIVE_INFINITY;
-  rules.clampHigh = Number.POSITIVE_INFINITY;
-  rules.rerollLimit = 0;
-  rules.uniqueLimit = 0;
-  rules.explodes = false;
-  rules.compound = false;
-  rules.penalty = 0;
-  let any = false;
-  for (const modifier of plan.modifiers) {
-    switch (modifier.kind) {
-      case 'clamp':
-        rules.clampLow = modifier.low;
-        rules.clampHigh = modifier.high;
-        any = true;
-        break;
-      case 'reroll':
-        rules.rerollLimit = modifier.limit;
-        rules.rerollLow = modifier.low;
-        rules.rerollHigh = modifier.high;
-        any = true;
-        break;
-      case 'unique':
-        rules.uniqueLimit = modifier.limit;
-        rules.uniqueLow = modifier.low;
-        rules.uniqueHigh = modifier.high;
-        any = true;
-        break;
-      case 'explode':
-        rules.explodes = true;
-        rules.compound = modifier.compound;
-        rules.penalty = modifier.penetrate ? 1 : 0;
-        rules.explodeLow = modifier.low;
-        rules.explodeHigh = modifier.high;
-        any = true;
-        break;
-      case 'keep':
-      case 'match':
-      case 'count':
-        // They act once the dice are thrown (selectTermKept, finishGroup).
-        break;
-      default:
-        unhandledKind(modifier);
-    }
-  }
-  return any;
+interface Rules {
+  readonly clampLow: number;
+  readonly clampHigh: number;
+  readonly rerollLimit: number;
+  readonly rerollLow: number;
+  readonly rerollHigh: number;
+  readonly uniqueLimit: number;
+  readonly uniqueLow: number;
+  readonly uniqueHigh: number;
+  readonly explodes: boolean;
+  readonly compound: boolean;
+  /** 1 when every extra is recorded minus 1 (`!p`, `!!p`). */
+  readonly penalty: number;
+  readonly explodeLow: number;
+  readonly explodeHigh: number;
+  /** No clamp, reroll, unique or explosion: one throw per die, recorded as it shows. */
+  readonly throwOnce: boolean;
+  readonly keeps: readonly KeepPlan[];
+  readonly match: MatchPlan | undefined;
+  readonly counting: CountPlan | undefined;
 }
 
-/** Throws a group's dice into the scratch arrays at dice `base..base+count`. */
-function throwGroup(plan: GroupPlan, random: RandomSource, base: number): Thrown {
-  if (!readThrowRules(plan) && plan.faces === undefined) {
-    return { results: throwPlainDice(plan, random, base), throws: undefined };
+/**
+ * The rules of each frozen plan rolled, read once: such a plan is a cached formula's
+ * (src/formula/compile.ts), rolled again and again. Any other plan is read on each roll: a key
+ * added to a WeakMap per roll would cost the garbage collector more than reading it again.
+ */
+const rulesOfPlans = new WeakMap<GroupPlan, Rules>();
+
+function rulesOf(plan: GroupPlan): Rules {
+  if (!Object.isFrozen(plan)) return readRules(plan);
+  let rules = rulesOfPlans.get(plan);
+  if (rules === undefined) {
+    rules = readRules(plan);
+    rulesOfPlans.set(plan, rules);
   }
-  return throwDice(plan, random, base);
+  return rules;
 }
 
-/** A group's DieGroup once its dice are thrown and `dieKept` marks the `keptDice` dice that count. */
-function finishGroup(plan: GroupPlan, thrown: Thrown, base: number, keptDice: number): DieGroup {
-  const { count } = plan;
-  const { results } = thrown;
-  let compound = false;
-  let rerolled = false;
+/** A term's rules from its plan's kinds (src/formula/plan.ts), each in the field the roller reads. */
+function readRules(plan: GroupPlan): Rules {
+  let clamp: ClampPlan | undefined;
+  let reroll: RerollPlan | undefined;
+  let unique: UniquePlan | undefined;
+  let explode: ExplodePlan | undefined;
+  let keeps: KeepPlan[] | undefined;
   let match: MatchPlan | undefined;
   let counting: CountPlan | undefined;
   for (const modifier of plan.modifiers) {
     switch (modifier.kind) {
-      case 'explode':
-        compound = modifier.compound;
+      case 'clamp':
+        clamp = modifier;
         break;
       case 'reroll':
+        reroll = modifier;
+        break;
       case 'unique':
-        rerolled = true;
+        unique = modifier;
+        break;
+      case 'explode':
+        explode = modifier;
+        break;
+      case 'keep':
+        keeps ??= [];
+        keeps.push(modifier);
         break;
       case 'match':
         match = modifier;
@@ -338,20 +314,58 @@ function finishGroup(plan: GroupPlan, thrown: Thrown, base: number, keptDice: nu
       case 'count':
         counting = modifier;
         break;
-      case 'clamp':
-      case 'keep':
-        // They acted when the dice were thrown and selected.
-        break;
       default:
         unhandledKind(modifier);
     }
   }
+  return {
+    clampLow: clamp?.low ?? Number.NEGATIVE_INFINITY,
+    clampHigh: clamp?.high ?? Number.POSITIVE_INFINITY,
+    rerollLimit: reroll?.limit ?? 0,
+    rerollLow: reroll?.low ?? 1,
+    rerollHigh: reroll?.high ?? 0,
+    uniqueLimit: unique?.limit ?? 0,
+    uniqueLow: unique?.low ?? 1,
+    uniqueHigh: unique?.high ?? 0,
+    explodes: explode !== undefined,
+    compound: explode?.compound === true,
+    penalty: explode?.penetrate === true ? 1 : 0,
+    explodeLow: explode?.low ?? 1,
+    explodeHigh: explode?.high ?? 0,
+    throwOnce: clamp === undefined && reroll === undefined && unique === undefined && explode === undefined,
+    keeps: keeps ?? NO_KEEPS,
+    match,
+    counting,
+  };
+}
+
+const NO_KEEPS: readonly KeepPlan[] = [];
+
+/** Throws a group's dice into the scratch arrays at dice `base..base+count`. */
+function throwGroup(plan: GroupPlan, rules: Rules, random: RandomSource, base: number): Thrown {
+  if (rules.throwOnce && plan.faces === undefined) {
+    return { results: throwPlainDice(plan, random, base), throws: undefined };
+  }
+  return throwDice(plan, rules, random, base);
+}
+
+/** A group's DieGroup once its dice are thrown and `dieKept` marks the `keptDice` dice that count. */
+function finishGroup(
+  plan: GroupPlan,
+  rules: Rules,
+  thrown: Thrown,
+  base: number,
+  keptDice: number,
+): DieGroup {
+  const { count } = plan;
+  const { results } = thrown;
+  const { compound, match, counting } = rules;
   // Flags and the kept values; a die's chain shares its flag, rerolled-away throws are false.
   const length = results.length;
   let keptFlags: boolean[];
   let kept: number[];
   let sum = 0;
-  if (keptDice === count && (!rerolled || compound)) {
+  if (keptDice === count && ((rules.rerollLimit === 0 && rules.uniqueLimit === 0) || compound)) {
     keptFlags = flags(length, true);
     kept = results.slice();
     for (let d = base; d < base + count; d++) sum += dieValue[d]!;
@@ -505,7 +519,7 @@ function dieThrow(die: number, kind: DieThrow['kind'], value: number, face: numb
  * gets a die's rerolled-away throws, its final throw, then its extras; with compounding, one
  * merged value per die instead. `throws` gets every throw when the plan records them.
  */
-function throwDice(plan: GroupPlan, random: RandomSource, base: number): Thrown {
+function throwDice(plan: GroupPlan, rules: Rules, random: RandomSource, base: number): Thrown {
   const { sides, faces, count } = plan;
   const { clampLow, clampHigh, rerollLimit, rerollLow, rerollHigh, uniqueLimit, uniqueLow, uniqueHigh } =
     rules;

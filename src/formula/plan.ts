@@ -105,7 +105,10 @@ export type ModifierPlan =
   | MatchPlan
   | CountPlan;
 
-/** A pool group (`{4d6+3d8}kh3`): its terms are `groups[first .. first + size)`; `keep` acts on all their dice. */
+/**
+ * A pool group (`{4d6+3d8}kh3`): its terms are `groups[first .. first + size)`; `keep` acts on
+ * all their dice, and its terms have no keep of their own (their counting is the group's).
+ */
 export interface PoolPlan {
   readonly first: number;
   readonly size: number;

@@ -4,11 +4,10 @@
 // work, and the answer is built from integer counts over one denominator. Pure: no HTTP, no tRPC,
 // no worker; src/api/stats-service.ts runs it off the event loop.
 
-import { RequestError } from '../errors.js';
+import { RequestError, TooComplexError } from '../errors.js';
 import { type GroupPlan, type PreparedRoll, prepareRoll } from '../formula/index.js';
 import { LIMITS } from '../limits.js';
 import type { AdvantageState, RollRequest } from '../roll/types.js';
-import { TooComplexError } from './errors.js';
 import { bitLength, fraction, ratiosOver, ratioToNumber } from './exact.js';
 import { type ExpressionEstimate, planExpression, type TermEngine, totalDistribution } from './expression.js';
 import {

@@ -13,6 +13,7 @@
 // The size of every node is estimated before any work (planExpression), so a formula whose exact
 // answer would cost more than the budget is refused with too_complex before it starts.
 
+import { TooComplexError } from '../errors.js';
 import {
   type ComparePoint,
   type ExpressionPlan,
@@ -22,7 +23,6 @@ import {
   Rational,
   unhandledKind,
 } from '../formula/index.js';
-import { TooComplexError } from './errors.js';
 import { gcd } from './exact.js';
 import { multiply } from './poly.js';
 import { formatCost } from './term.js';

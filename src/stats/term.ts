@@ -4,7 +4,7 @@
 // computed as integer counts over one denominator. src/stats/distribution.ts combines the terms
 // of a request.
 
-import { FormulaError } from '../errors.js';
+import { FormulaError, TooComplexError } from '../errors.js';
 import {
   type CountPlan,
   type ExplodePlan,
@@ -30,7 +30,6 @@ import {
   rerolledFaces,
   topFaceProbability,
 } from './die.js';
-import { notYetSupported, TooComplexError } from './errors.js';
 import { gcd } from './exact.js';
 import { explodingKeepHighest, keepDistribution } from './keep.js';
 import { multiply, power, total } from './poly.js';
@@ -644,7 +643,7 @@ function contributionCounts(g: GroupModel, depth: number): DieCounts {
   return { min, counts, tail: values.tail, denominator: values.denominator };
 }
 
-/** A term of any die of the second edition: a sum of its dice, or one keep/drop of them. */
+/** A term of any die (custom faces, clamps, compare points): a sum of its dice, or one keep/drop of them. */
 function generalDistribution(g: GroupModel, depth: number): TermDistribution {
   const { count, kept } = g;
   if (kept === count) {
@@ -875,12 +874,8 @@ export function poolDistribution(
   pool: PoolPlan,
   depth: number,
 ): TermDistribution {
-  const groups = plans.map(modelGroup);
   const steps: KeepPlan[] = pool.keep === undefined ? [] : [pool.keep];
-  for (const g of groups) {
-    if (g.steps.length > 0) throw notYetSupported('A keep or drop on a term inside a pool group');
-  }
-  return selectDistribution(groups, steps, depth, 1);
+  return selectDistribution(plans.map(modelGroup), steps, depth, 1);
 }
 
 /** Exact summary of a non-classic die summed (no explosion): from its final throw's distribution. */

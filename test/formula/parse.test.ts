@@ -3,7 +3,8 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FormulaError, LIMITS, parseFormula, parseFragment } from '../../src/index.js';
+import { FormulaError, LIMITS, parseFormula, parseFragment, roll } from '../../src/index.js';
+import { minSource } from '../support/sources.js';
 
 function parseError(text: string, options?: Parameters<typeof parseFormula>[1]): FormulaError {
   try {
@@ -141,7 +142,7 @@ const FORMULA_CHARS = [
   '<script>',
   '20',
   '6',
-  // Second edition: brackets, operators, functions, groups, custom faces, labels, new modifiers.
+  // Brackets, operators, functions, groups, custom faces, labels and the other modifiers.
   ...'()*/{},[]F',
   '!!',
   'min',
@@ -224,7 +225,7 @@ describe('totality', () => {
   });
 });
 
-describe('totality of the second edition', () => {
+describe('totality of brackets, operators, functions and groups', () => {
   it('deeply nested or long bracket strings parse or throw FormulaError, never anything else', () => {
     for (const open of ['(', '{', 'floor(', 'max(1,']) {
       for (const depth of [16, 17, 40, 100]) {
@@ -262,6 +263,25 @@ describe('totality of the second edition', () => {
     fc.assert(
       fc.property(expr, (text) => checkTotal(text.slice(0, LIMITS.formulaMaxLength))),
       { numRuns: 2000 },
+    );
+  });
+});
+
+describe('totality over not-equal points, !!p, u, m and powers', () => {
+  const chars = [...'0123456789dD%+-*/^()<>=!pPuUoOmMtTkKhHlL{},[] ', '**', '<>', '!!p', 'mt'];
+  it('every string of these characters parses or throws FormulaError', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 60, unit: fc.constantFrom(...chars) }), (text) => {
+        try {
+          const ast = parseFormula(text);
+          expect(ast.kind).toBe('formula');
+          roll({ formula: text }, { random: minSource() });
+        } catch (error) {
+          if (!(error instanceof FormulaError)) throw error;
+          expect(error.code).toBe('invalid_formula');
+        }
+      }),
+      { numRuns: 3000 },
     );
   });
 });

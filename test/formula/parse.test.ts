@@ -119,6 +119,38 @@ describe('errors', () => {
     expect(parseError('1d6&').message).not.toContain('&');
   });
 
+  it('several trailing words: where the formula ended, and that what follows must be one tag', () => {
+    const tags = "and a tag is one lowercase word listed in the request's tags.";
+    const toHit = parseError('d20+5 to hit');
+    expect(toHit.message).toBe(
+      `formula, column 7: The formula ends at "+5", so "to hit" must be a tag, ${tags}`,
+    );
+    expect([toHit.item, toHit.column, toHit.expected]).toEqual(['formula', 7, []]);
+    // Listed tags or not, a formula ends with one.
+    expect(parseError('2d6  fire   ice ', { tags: ['fire', 'ice'] }).message).toBe(
+      `formula, column 6: The formula ends at "2d6", so "fire ice" must be a tag, ${tags}`,
+    );
+    expect(parseError('(1d8+4)*2 to hit').message).toBe(
+      `formula, column 11: The formula ends at "(1d8+4)*2", so "to hit" must be a tag, ${tags}`,
+    );
+    expect(parseError('1d20 + 5 to hit').message).toContain('The formula ends at "+ 5", so "to hit"');
+    // What cannot be quoted is not: a compare point's < or >, markup, long text.
+    expect(parseError('6d10>=8 counts hits').message).toBe(
+      `formula, column 9: The formula ends before "counts hits", so those words must be a tag, ${tags}`,
+    );
+    expect(parseError('1d20 fire +2').message).toBe(
+      `formula, column 6: The formula ends at "1d20", so the words after it must be a tag, ${tags}`,
+    );
+    const markup = parseError('1d6<3 to <b>hit</b>');
+    expect(markup.message).toBe(
+      `formula, column 7: The formula ends before the words here, so they must be a tag, ${tags}`,
+    );
+    // One trailing word keeps its own message.
+    expect(parseError('d20+5 fire').message).toBe(
+      'formula, column 7: The trailing word "fire" is not an allowed tag: this roll allows no tags.',
+    );
+  });
+
   it('quotes only a short excerpt of a bad trailing word', () => {
     const error = parseError(`1d6 ${'a'.repeat(150)}`);
     expect(error.message.length).toBeLessThan(150);

@@ -22,7 +22,7 @@ import type {
   PreparedRoll,
   ValueRange,
 } from './plan.js';
-import { KeepRule } from './plan.js';
+import { KeepRule, unhandledKind } from './plan.js';
 import { forEachDice, poolTerms, usesArithmetic } from './walk.js';
 
 export interface PrepareOptions {
@@ -348,6 +348,9 @@ function planGroup(
         if (modifier.range === 'success') critical.high = compareBounds(modifier.compare);
         else critical.low = compareBounds(modifier.compare);
         break;
+      default:
+        // A modifier added to the syntax tree fails to compile here until it has its plan.
+        unhandledKind(modifier);
     }
   }
   if (pool !== undefined) {

@@ -272,11 +272,10 @@ interface Rules {
 const rulesOfPlans = new WeakMap<GroupPlan, Rules>();
 
 function rulesOf(plan: GroupPlan): Rules {
-  if (!Object.isFrozen(plan)) return readRules(plan);
   let rules = rulesOfPlans.get(plan);
   if (rules === undefined) {
     rules = readRules(plan);
-    rulesOfPlans.set(plan, rules);
+    if (Object.isFrozen(plan)) rulesOfPlans.set(plan, rules);
   }
   return rules;
 }

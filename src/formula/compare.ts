@@ -1,4 +1,4 @@
-// Compare points (docs/language.md, "Compare points"): `N`, `=N`, `<>N`, `<N`, `<=N`, `>N`,
+// Compare points (docs/language.md, "Modifiers"): `N`, `=N`, `<>N`, `<N`, `<=N`, `>N`,
 // `>=N`, as the checks, the plan and both back ends read them. A die's values meet a point as an
 // inclusive range of integers, so the roller tests a value with two comparisons and no branching
 // on the operator; a group's item totals, which may be fractions, meet it exactly (`meets`).

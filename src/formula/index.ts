@@ -44,7 +44,6 @@ export type { PrepareOptions } from './compile.js';
 export { countDice, prepareRoll } from './compile.js';
 export type { DiceLookup, DiceOutcome, Evaluated } from './evaluate.js';
 export { evaluate } from './evaluate.js';
-export { formatInteger } from './messages.js';
 export type { ParseFormulaOptions, ParseFragmentOptions } from './parse.js';
 export { parseFormula, parseFragment } from './parse.js';
 export type {

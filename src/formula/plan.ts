@@ -94,7 +94,7 @@ export interface CountPlan {
 /**
  * A rule of a dice term. A plan lists them in the order they act on a die: clamp, reroll,
  * unique, explode (with compounding), then keep/drop (in written order), matching sets, counting
- * (docs/language.md, "Order of operations"). Each kind appears at most once, except keep.
+ * (docs/language.md, "Order of application"). Each kind appears at most once, except keep.
  */
 export type ModifierPlan =
   | ClampPlan

@@ -235,7 +235,7 @@ describe('documented differences', () => {
 
   it('several keep/drop modifiers each rank all the dice, so they may pick the same tied die', () => {
     // 4d10dh1dl2 keeps one die in the peers; here dh1 and dl2 can both drop the first of tied
-    // dice, leaving two (docs/language.md, "Several keep and drop modifiers").
+    // dice, leaving two (docs/language.md, "Modifiers", several keep/drop modifiers).
     expect(Math.max(...sample(() => fairdice('4d10dh1dl2')))).toBeGreaterThan(10);
     expect(Math.max(...sample(() => rpg('4d10dh1dl2')))).toBeLessThanOrEqual(10);
   });

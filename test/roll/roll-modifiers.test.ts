@@ -1,4 +1,4 @@
-// The dice modifiers beyond keep, explode and reroll (docs/language.md, "Dice modifiers"): success
+// The dice modifiers beyond keep, explode and reroll (docs/language.md, "Modifiers"): success
 // pools, compounding, explode points, clamps, Fate and custom dice, critical ranges, labels and
 // `throws`, not-equal points, !!p, bare drop, several keep/drop modifiers, unique dice and
 // matching sets, rolled with scripted faces so every value, flag and count is known; each limit

@@ -41,6 +41,7 @@ import {
   type VerifyResponse,
 } from './types.js';
 
+export * from './describe.js';
 export * from './types.js';
 export { type VerifyResult, verifyReceipt } from './verify.js';
 

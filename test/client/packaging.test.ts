@@ -81,7 +81,19 @@ describe('@fairdice/client as published', () => {
   it('imports nothing at run time but @trpc/client and its own modules', () => {
     const built = readFileSync(join(clientDir, 'dist', 'index.js'), 'utf8');
     const imports = [...built.matchAll(/^(?:import|export) .* from ['"]([^'"]+)['"]/gm)].map((m) => m[1]);
-    expect(imports.sort()).toEqual(['./types.js', './types.js', './verify.js', '@trpc/client']);
+    expect(imports.sort()).toEqual([
+      './describe.js',
+      './types.js',
+      './types.js',
+      './verify.js',
+      '@trpc/client',
+    ]);
+    // The description of a roll imports nothing but its own modules.
+    const describe = readFileSync(join(clientDir, 'dist', 'describe.js'), 'utf8');
+    const described = [...describe.matchAll(/^(?:import|export) .* from ['"]([^'"]+)['"]/gm)].map(
+      (m) => m[1],
+    );
+    expect(described).toEqual(['./notation.js']);
   });
 });
 

@@ -72,7 +72,10 @@ describe('tables and receipts over /mcp', () => {
         payload: { formula: '1d4', table: id },
       });
       expect(rest.statusCode).toBe(200);
-      const logged = (await client.callTool({ name: 'table_log', arguments: { id } })) as CallToolResult;
+      const logged = (await client.callTool({
+        name: 'table_log',
+        arguments: { table: id },
+      })) as CallToolResult;
       expect((logged.structuredContent as { rolls: unknown[] }).rolls).toEqual([rest.json().receipt]);
     } finally {
       await client.close();
@@ -112,7 +115,7 @@ describe('tables and receipts over stdio (fairdice mcp, its embedded store)', ()
         arguments: { formula: '1d6', table: tableId },
       })) as CallToolResult;
       expect(rolled.isError, textOf(rolled)).toBeFalsy();
-      const log = (await second.client.callTool({ name: 'table_log', arguments: { id: tableId } }))
+      const log = (await second.client.callTool({ name: 'table_log', arguments: { table: tableId } }))
         .structuredContent as { rolls: unknown[] };
       expect(log.rolls).toHaveLength(2);
       expect(await verifyChain(log.rolls, jwks)).toEqual({ valid: true, entries: 2 });

@@ -668,32 +668,68 @@ function precedence(node: RollNode): number {
   }
 }
 
-/** Whether a node is written with a leading minus (a subtracted term in a sum). */
+/** Whether a node is written with a leading minus: a term written after `-`, a negative number, a negation. */
 function negative(node: RollNode): boolean {
   if (node.kind === 'dice') return node.term.sign < 0;
   if (node.kind === 'number') return node.value < 0;
   return node.kind === 'operation' && node.operator === '-';
 }
 
+/** A piece of an operation as it is written: an operator, or an operand. */
+export type Piece =
+  | { kind: 'operator'; operator: '+' | '-' | '*' | '/' | '%' | '^' }
+  | {
+      kind: 'operand';
+      node: RollNode;
+      /** Written in parentheses. */
+      parentheses: boolean;
+      /** Written without its own minus (a term or number after a `-` operator). */
+      unsigned: boolean;
+    };
+
+type OperationNode = Extract<RollNode, { kind: 'operation' }>;
+
+/**
+ * An operation as it is written, piece by piece, with the parentheses precedence needs:
+ * `a + b - c` (a subtracted term or number loses its own minus to the operator), `-x`, `a * b`.
+ * The text form and the page both write operations this way.
+ */
+export function piecesOf(node: OperationNode): Piece[] {
+  const operand = (child: RollNode, parentheses: boolean, unsigned = false): Piece => ({
+    kind: 'operand',
+    node: child,
+    parentheses,
+    unsigned,
+  });
+  const [first, second] = node.operands;
+  if (node.operator === '+') {
+    return node.operands.flatMap((child, index): Piece[] => {
+      const nested = child.kind === 'operation' && child.operator === '+';
+      if (index === 0) return [operand(child, nested)];
+      if (!negative(child)) return [{ kind: 'operator', operator: '+' }, operand(child, nested)];
+      if (child.kind === 'operation') {
+        const inner = child.operands[0]!;
+        return [{ kind: 'operator', operator: '-' }, operand(inner, precedence(inner) <= 1)];
+      }
+      return [{ kind: 'operator', operator: '-' }, operand(child, false, true)];
+    });
+  }
+  if (node.operator === '-' || second === undefined) {
+    return [{ kind: 'operator', operator: '-' }, operand(first!, precedence(first!) <= 3)];
+  }
+  const own = precedence(node);
+  const power = node.operator === '^';
+  return [
+    operand(first!, power ? precedence(first!) <= own : precedence(first!) < own),
+    { kind: 'operator', operator: node.operator },
+    operand(second, power ? precedence(second) < 3 : precedence(second) <= own),
+  ];
+}
+
 interface Writer {
   options: TextOptions;
   /** The root when the total line names its counts: it says them, so the root does not. */
   counted: RollNode | undefined;
-}
-
-function wrap(text: string, parenthesize: boolean): string {
-  return parenthesize ? `(${text})` : text;
-}
-
-/** A node without its leading minus, for `a - b`. */
-function magnitudeText(node: RollNode, writer: Writer): string {
-  if (node.kind === 'dice') return termText(node.term, writer.options, node !== writer.counted);
-  if (node.kind === 'number') return String(-node.value);
-  if (node.kind === 'operation' && node.operator === '-') {
-    const operand = node.operands[0]!;
-    return wrap(nodeText(operand, writer), precedence(operand) <= 1);
-  }
-  return nodeText(node, writer);
 }
 
 function itemText(item: DescribedItem, writer: Writer): string {
@@ -704,12 +740,14 @@ function itemText(item: DescribedItem, writer: Writer): string {
   return text;
 }
 
-function nodeText(node: RollNode, writer: Writer): string {
+function nodeText(node: RollNode, writer: Writer, unsigned = false): string {
   switch (node.kind) {
-    case 'dice':
-      return `${node.term.sign < 0 ? '-' : ''}${magnitudeText(node, writer)}`;
+    case 'dice': {
+      const text = termText(node.term, writer.options, node !== writer.counted);
+      return node.term.sign < 0 && !unsigned ? `-${text}` : text;
+    }
     case 'number':
-      return String(node.value);
+      return String(unsigned ? -node.value : node.value);
     case 'function':
       return `${node.name}(${node.arguments.map((argument) => nodeText(argument, writer)).join(', ')})`;
     case 'group': {
@@ -720,33 +758,19 @@ function nodeText(node: RollNode, writer: Writer): string {
       }
       return text;
     }
-    case 'operation': {
-      const [first, second] = node.operands;
-      if (node.operator === '+') {
-        return node.operands
-          .map((operand, index) => {
-            const nested = operand.kind === 'operation' && operand.operator === '+';
-            if (index === 0) return wrap(nodeText(operand, writer), nested);
-            if (negative(operand)) return ` - ${magnitudeText(operand, writer)}`;
-            return ` + ${wrap(nodeText(operand, writer), nested)}`;
-          })
-          .join('');
-      }
-      if (node.operator === '-' || second === undefined) {
-        return `-${wrap(nodeText(first!, writer), precedence(first!) <= 3)}`;
-      }
-      const own = precedence(node);
-      const power = node.operator === '^';
-      const left = wrap(
-        nodeText(first!, writer),
-        power ? precedence(first!) <= own : precedence(first!) < own,
-      );
-      const right = wrap(
-        nodeText(second, writer),
-        power ? precedence(second) < 3 : precedence(second) <= own,
-      );
-      return `${left} ${node.operator} ${right}`;
-    }
+    case 'operation':
+      return piecesOf(node)
+        .map((piece) => {
+          if (piece.kind === 'operator') {
+            // A binary operator stands between spaces; a leading minus sticks to its operand.
+            return piece.operator === '-' && (node.operator === '-' || node.operands.length === 1)
+              ? '-'
+              : ` ${piece.operator} `;
+          }
+          const text = nodeText(piece.node, writer, piece.unsigned);
+          return piece.parentheses ? `(${text})` : text;
+        })
+        .join('');
   }
 }
 

@@ -2,30 +2,16 @@
 // page at /"): the axis covers where the mass is (at least 99.9 % of it) and says what lies beyond
 // with its exact probability; "exactly", "at least" or "at most" each total; the rolled total
 // marked. The bars are one tab stop: arrows, Home and End move along them.
+import { chanceOf, oddsWindow, percentText as percent } from '../packages/client/src/describe.js';
 import type { StatsOutcome, StatsResponse } from './types.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const HEIGHT = 180;
 const AXIS = 34;
 const TOP = 24;
-/** The chance left out of the drawing at each end, at most: 99.9 % or more is drawn. */
-export const TAIL = 0.0005;
-
 export type OddsMode = 'exactly' | 'atLeast' | 'atMost';
 
 const MODE_WORDS: Record<OddsMode, string> = { exactly: 'exactly', atLeast: 'at least', atMost: 'at most' };
-
-/** A probability as a percentage that never rounds a real chance to 0 % or 100 %. */
-export function percent(p: number): string {
-  if (p <= 0) return '0%';
-  if (p >= 1) return '100%';
-  const value = p * 100;
-  if (value < 0.01) return `${value.toPrecision(2)}%`;
-  const rest = (1 - p) * 100;
-  // Near certain: as many digits as it takes not to read 100 %.
-  if (rest < 0.05) return `${(100 - rest).toFixed(Math.min(12, 1 - Math.floor(Math.log10(rest))))}%`;
-  return `${value >= 10 ? value.toFixed(1) : value.toPrecision(2)}%`;
-}
 
 function svgNode<K extends keyof SVGElementTagNameMap>(
   tag: K,
@@ -36,31 +22,6 @@ function svgNode<K extends keyof SVGElementTagNameMap>(
   return node;
 }
 
-/** The first and last index of the outcomes drawn: each end left out holds at most `tail`. */
-export function massWindow(outcomes: readonly StatsOutcome[], tail = TAIL): [number, number] {
-  let first = 0;
-  let last = outcomes.length - 1;
-  while (first < last && outcomes[first]!.atMost <= tail) first++;
-  while (last > first && outcomes[last]!.atLeast <= tail) last--;
-  return [first, last];
-}
-
-const gcd = (a: bigint, b: bigint): bigint => (b === 0n ? a : gcd(b, a % b));
-
-/** The chance of the outcomes `from..to` (indices), exact ("n/d") when the counts are listed. */
-function chanceOf(stats: StatsResponse, from: number, to: number): { p: number; exact: string | undefined } {
-  const part = stats.outcomes.slice(from, to + 1);
-  const p = part.reduce((sum, o) => sum + o.probability, 0);
-  if (stats.denominator === null || part.some((o) => o.count === undefined)) return { p, exact: undefined };
-  let n = 0n;
-  for (const o of part) n += BigInt(o.count!);
-  const d = BigInt(stats.denominator);
-  const g = gcd(n, d) || 1n;
-  const exact = `${n / g}/${d / g}`;
-  // A fraction of a hundred digits says nothing at a glance; the percentage does.
-  return { p, exact: exact.length <= 25 ? exact : undefined };
-}
-
 function beyondText(
   stats: StatsResponse,
   from: number,
@@ -68,7 +29,7 @@ function beyondText(
   side: 'below' | 'above',
   rolled: number,
 ): string {
-  const { p, exact } = chanceOf(stats, from, to);
+  const { probability: p, exact } = chanceOf(stats, from, to);
   const edge = side === 'below' ? stats.outcomes[to + 1]!.total : stats.outcomes[from - 1]!.total;
   const range = side === 'below' ? `below ${edge}` : `above ${edge}`;
   const low = stats.outcomes[from]!.total;
@@ -163,7 +124,7 @@ export class OddsView {
       view.detail.textContent = 'Too many possible totals to draw; the summary is below.';
       return;
     }
-    const [first, last] = massWindow(outcomes);
+    const [first, last] = oddsWindow(outcomes);
     const drawn = outcomes.slice(first, last + 1);
     const left = outcomes.slice(0, first).reduce((sum, o) => sum + o.probability, 0);
     const right = outcomes.slice(last + 1).reduce((sum, o) => sum + o.probability, 0);

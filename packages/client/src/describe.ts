@@ -14,6 +14,7 @@ import {
 import type { AdvantageState, DieGroup, RollResponse } from './types.js';
 
 export type { ComparePoint, GroupModifier, TermModifier } from './notation.js';
+export { chanceOf, ODDS_TAIL, oddsWindow, percentText } from './odds.js';
 
 /** What a description reads of a roll: a RollResponse, or the `roll` of a receipt. */
 export type DescribedRoll = Pick<

@@ -31,7 +31,7 @@ const TSCONFIG = {
   include: ['src'],
 };
 
-const APP = `import { createDiceClient, isDiceError, type RollRequest, type RollResponse } from '@fairdice/client';
+const APP = `import { createDiceClient, describeRoll, isDiceError, type RollRequest, type RollResponse } from '@fairdice/client';
 
 // Declaration emit must be able to name the client's type (no TS2742).
 export const dice = createDiceClient('/api');
@@ -53,6 +53,9 @@ export function rollMany() {
 export async function totalOf(formula: string): Promise<number> {
   const roll: RollResponse = await dice.roll.query({ formula });
   return roll.total;
+}
+export function lineOf(roll: RollResponse): string {
+  return describeRoll(roll, request).text;
 }
 export function codeOf(error: unknown) {
   return isDiceError(error) ? error.data.api.code : undefined;

@@ -193,6 +193,19 @@ describe('the text form, exactly', () => {
   });
 });
 
+describe('docs/client.md', () => {
+  it('every line of its text form example adds up', () => {
+    const markdown = readFileSync(new URL('../../docs/client.md', import.meta.url), 'utf8');
+    const block = /### The text form[\s\S]*?```text\n([\s\S]*?)```/.exec(markdown)?.[1] ?? '';
+    const lines = block.split('\n').filter((line) => line !== '');
+    expect(lines.length).toBeGreaterThanOrEqual(10);
+    for (const line of lines) {
+      const read = readRollText(line);
+      expect(read.rounded, line).toBe(read.stated);
+    }
+  });
+});
+
 /** Dice terms that stand alone, from the language's tables: the building blocks of generated formulas. */
 const TERMS = [
   '1d20',

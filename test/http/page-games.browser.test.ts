@@ -1,14 +1,4 @@
-/// <reference lib="dom" />
-/// <reference lib="dom.iterable" />
-// Every game's roll on the page at `/`, in headless Chromium against a real server whose dice are
-// scripted per roll, so that each roll shows the marks it is about: the heading as written, each
-// die marked (dropped, rerolled, exploded, compounded, success, failure), groups kept and dropped,
-// the arithmetic, Fate faces as −, blank, +. At 1280 px and at 390 px wide: nothing overflows,
-// axe-core finds nothing serious, every control is reached with Tab, and the odds chart draws
-// where the mass is, says what lies beyond, and toggles exactly / at least / at most.
-import { readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -17,10 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config.js';
 import { buildApp } from '../../src/http/app.js';
 import { listen } from '../support/app.js';
+import { seriousViolations } from '../support/axe.js';
 import { type Chromium, chromiumFor, launchChromium } from '../support/chromium.js';
 import { readRollText } from '../support/roll-text.js';
-
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 /** The faces the next roll throws, in order; a roll asking for more is a test failure. */
 const queue: number[] = [];
@@ -277,23 +266,7 @@ describe.skipIf(!runs)('every game on the page at /, in headless Chromium', () =
     const page = await open(390, 844);
     for (const game of [GAMES[4]!, GAMES[5]!]) {
       await play(page, game);
-      await page.evaluate(AXE_SOURCE);
-      const violations = await page.evaluate(async () => {
-        const axe = (
-          globalThis as unknown as {
-            axe: { run(): Promise<{ violations: { id: string; impact: string; nodes: unknown[] }[] }> };
-          }
-        ).axe;
-        return (await axe.run()).violations.map(({ id, impact, nodes }) => ({
-          id,
-          impact,
-          nodes: nodes.length,
-        }));
-      });
-      expect(
-        violations.filter((v) => v.impact === 'serious' || v.impact === 'critical'),
-        game.name,
-      ).toEqual([]);
+      expect(await seriousViolations(page), game.name).toEqual([]);
     }
     await page.close();
   });

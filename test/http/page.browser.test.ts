@@ -4,9 +4,8 @@
 // shown are the dice answered, a bad formula shows the API's own message before any request, the
 // odds and the table when the server offers them, axe-core finds nothing serious, and nothing is
 // asked of any other host.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -15,11 +14,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config.js';
 import { buildApp } from '../../src/http/app.js';
 import { listen } from '../support/app.js';
+import { seriousViolations } from '../support/axe.js';
 import { type Chromium, chromiumFor, launchChromium } from '../support/chromium.js';
 
 const config = defaultConfig({ logLevel: 'silent', rateLimitMax: 10_000 });
-
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 interface Group {
   results: number[];
@@ -284,25 +282,12 @@ describe.skipIf(!runs)('the page at / in headless Chromium', () => {
       .evaluateAll((bars) => bars.map((bar) => Number(bar.getAttribute('data-total'))));
     expect(marked).toEqual([roll.total]);
     await page.locator('#histogram-wrap rect.bar').first().focus();
-    await expect
-      .poll(() => page.locator('#odds-detail').textContent())
-      .toMatch(/^Total 3\b.*at least 100%,/);
+    await expect.poll(() => page.locator('#odds-detail').textContent()).toMatch(/^Total 3\b.*at least 100%,/);
     expect(consoleErrors).toEqual([]);
   });
 
   it('passes an axe-core scan with no serious or critical violation', async () => {
-    // evaluate() runs through the debugging protocol, which the page's CSP does not govern.
-    await page.evaluate(AXE_SOURCE);
-    const violations = await page.evaluate(async () => {
-      const axe = (
-        globalThis as unknown as {
-          axe: { run(): Promise<{ violations: { id: string; impact: string; nodes: unknown[] }[] }> };
-        }
-      ).axe;
-      const result = await axe.run();
-      return result.violations.map(({ id, impact, nodes }) => ({ id, impact, nodes: nodes.length }));
-    });
-    expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
+    expect(await seriousViolations(page)).toEqual([]);
   });
 
   it('fits 1280 px and 375 px wide; screenshots saved', async () => {

@@ -28,6 +28,13 @@ const marker = (name: string) => ({
     `${(output as { word: string }).word} has ${(output as { length: number }).length} letters`,
 });
 
+/** The made-up operation's run, keeping every input it was given in `seen`. */
+const measuring = (seen: unknown[]) => (input: unknown) => {
+  seen.push(input);
+  const { word } = input as { word: string };
+  return { word, length: word.length };
+};
+
 const textOf = (result: CallToolResult): string => (result.content[0] as { text: string }).text;
 
 const OPERATION_CONTEXT = {
@@ -116,11 +123,7 @@ describe('tools from the operation table', () => {
     const tools = toolsOf(
       {
         measure: entry({
-          run: (input) => {
-            seen.push(input);
-            const { word } = input as { word: string };
-            return { word, length: word.length };
-          },
+          run: measuring(seen),
         }),
       },
       {
@@ -154,11 +157,7 @@ describe('tools from the operation table', () => {
       {
         measure: entry({
           input: Input,
-          run: (input) => {
-            seen.push(input);
-            const { word } = input as { word: string };
-            return { word, length: word.length };
-          },
+          run: measuring(seen),
         }),
       },
       {
@@ -211,11 +210,7 @@ describe('tools from the operation table', () => {
     const tools = toolsOf(
       {
         measure: entry({
-          run: (input) => {
-            seen.push(input);
-            const { word } = input as { word: string };
-            return { word, length: word.length };
-          },
+          run: measuring(seen),
         }),
       },
       { measure: { ...marker('measure'), renames: { text: 'word' } } },

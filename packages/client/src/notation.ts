@@ -296,9 +296,12 @@ class Reader {
   }
 
   private groupModifier(): GroupModifier | undefined {
+    return this.keepHead() ?? this.countingPoint();
+  }
+
+  /** A failure point (`f1`, `f<=2`) or a success point (`>=8`): the last choices of both grammars. */
+  private countingPoint(): GroupModifier | undefined {
     const start = this.at;
-    const keep = this.keepHead();
-    if (keep !== undefined) return keep;
     if (this.take('f')) {
       const compare = this.comparePoint();
       if (compare !== undefined) return { kind: 'failure', compare };
@@ -443,14 +446,7 @@ class Reader {
         return { kind: 'critical', range: head === 'cs' ? 'success' : 'failure', compare };
       }
     }
-    if (this.take('f')) {
-      const compare = this.comparePoint();
-      if (compare !== undefined) return { kind: 'failure', compare };
-      this.at = start;
-      return undefined;
-    }
-    const success = this.operatorPoint();
-    return success === undefined ? undefined : { kind: 'success', compare: success };
+    return this.countingPoint();
   }
 }
 

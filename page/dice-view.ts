@@ -236,12 +236,27 @@ function nodeParts(node: RollNode, unsigned: boolean): Node[] {
       box.append(el('span', 'term-total', worth));
       return [box];
     }
-    case 'operation':
-      return piecesOf(node).flatMap((piece) => {
-        if (piece.kind === 'operator') return [operator(piece.operator)];
+    case 'operation': {
+      const out: Node[] = [];
+      let pending: HTMLElement | undefined;
+      for (const piece of piecesOf(node)) {
+        if (piece.kind === 'operator') {
+          pending = operator(piece.operator);
+          continue;
+        }
         const parts = nodeParts(piece.node, piece.unsigned);
-        return piece.parentheses ? [punctuation('('), ...parts, punctuation(')')] : parts;
-      });
+        if (piece.parentheses) parts.splice(0, parts.length, punctuation('('), ...parts, punctuation(')'));
+        if (pending !== undefined) {
+          // An operator never ends a line: it wraps with the first part of its operand.
+          const pair = el('span', 'pair');
+          pair.append(pending, parts.shift()!);
+          parts.unshift(pair);
+          pending = undefined;
+        }
+        out.push(...parts);
+      }
+      return out;
+    }
   }
 }
 

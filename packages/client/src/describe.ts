@@ -180,7 +180,7 @@ export interface RollDescription {
 
 const FATE_FACES = [-1, 0, 1];
 
-/** Whether a term's groups and flat numbers line up with what was written. */
+/** Whether two lists of faces are the same, in order (both absent counts as the same). */
 function sameFaces(a: readonly number[] | undefined, b: readonly number[] | undefined): boolean {
   if (a === undefined || b === undefined) return a === b;
   return a.length === b.length && a.every((face, index) => face === b[index]);

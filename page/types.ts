@@ -3,6 +3,7 @@
 export type {
   DieGroup,
   DieThrow,
+  Jwks,
   Receipt,
   RollResponse,
   StatsOutcome,

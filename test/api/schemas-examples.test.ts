@@ -2,7 +2,7 @@
 // and every second-edition response passes the response schema (strict: no undocumented field).
 
 import { describe, expect, it } from 'vitest';
-import { DIE_GROUP_FIELD_EXAMPLES, EXPRESSION_EXAMPLE, RollResponseSchema } from '../../src/api/schemas.js';
+import { DIE_GROUP_FIELD_EXAMPLES, EXPRESSION_EXAMPLE, RollResponseSchema } from '@fairdice/client/schemas';
 import { roll } from '../../src/index.js';
 import { scripted } from '../support/sources.js';
 

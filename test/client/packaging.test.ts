@@ -50,6 +50,23 @@ function missingMapSources(dir: string, files: readonly string[]): string[] {
   return missing;
 }
 
+/** The packages a built module of the client loads at run time, following its own modules. */
+function packagesLoadedBy(entry: string): string[] {
+  const packages = new Set<string>();
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const code = readFileSync(join(clientDir, file), 'utf8');
+    for (const [, specifier] of code.matchAll(/^(?:import|export) (?:.* from )?['"]([^'"]+)['"]/gm)) {
+      if (specifier!.startsWith('.')) visit(posix.join(posix.dirname(file), specifier!));
+      else packages.add(specifier!);
+    }
+  };
+  visit(entry);
+  return [...packages].sort();
+}
+
 describe('@fairdice/client as published', () => {
   it('ships the built client, its sources, its licence and nothing else', async () => {
     const files = await packedFiles(clientDir);
@@ -63,10 +80,11 @@ describe('@fairdice/client as published', () => {
     expect(missingMapSources(clientDir, files)).toEqual([]);
   });
 
-  it('depends on nothing but a peer tRPC client, runs no install script, and says where it lives', () => {
+  it('depends on zod and a peer tRPC client, runs no install script, and says where it lives', () => {
     const manifest = manifestOf(clientDir);
     expect(manifest.name).toBe('@fairdice/client');
-    expect(manifest.dependencies ?? {}).toEqual({});
+    // zod: the answers' types are inferred from its schemas, which @fairdice/client/schemas exports.
+    expect(manifest.dependencies ?? {}).toEqual({ zod: manifestOf(root).dependencies?.zod });
     expect(Object.keys(manifest.peerDependencies ?? {}).sort()).toEqual(['@trpc/client', '@trpc/server']);
     // npm counts `prepare` as an install script of a package installed from a tarball, and warns.
     expect(Object.keys(manifest.scripts ?? {}).filter((name) => /install|^prepare$/.test(name))).toEqual([]);
@@ -82,6 +100,13 @@ describe('@fairdice/client as published', () => {
     const built = readFileSync(join(clientDir, 'dist', 'index.js'), 'utf8');
     const imports = [...built.matchAll(/^(?:import|export) .* from ['"]([^'"]+)['"]/gm)].map((m) => m[1]);
     expect(imports.sort()).toEqual(['./types.js', './types.js', './verify.js', '@trpc/client']);
+  });
+
+  it('loads zod only from its schemas entry: the main entry and the verifier load none', () => {
+    expect(packagesLoadedBy('dist/index.js')).toEqual(['@trpc/client']);
+    expect(packagesLoadedBy('dist/types.js')).toEqual([]);
+    expect(packagesLoadedBy('dist/verify.js')).toEqual([]);
+    expect(packagesLoadedBy('dist/shapes/index.js')).toEqual(['zod']);
   });
 });
 

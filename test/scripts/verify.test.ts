@@ -7,9 +7,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { GENESIS_PREV, receiptHashSync } from '../../src/store/chain.js';
 import { loadSigningKeys, type SigningKeys } from '../../src/trust/keys.js';
-import { GENESIS_PREV } from '../../src/trust/receipt.js';
-import { receiptHashSync, signReceipt } from '../../src/trust/sign.js';
+import { signReceipt } from '../../src/trust/sign.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const script = join(root, 'scripts', 'verify.ts');

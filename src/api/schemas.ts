@@ -64,7 +64,8 @@ const TagSchema = z
   .string()
   .min(LIMITS.tagMinLength)
   .max(LIMITS.tagMaxLength)
-  .regex(TAG_PATTERN)
+  // Read by the invalid_request message: "tags[0] must be lowercase letters a to z only.".
+  .regex(TAG_PATTERN, { error: 'must be lowercase letters a to z only.' })
   .meta({ description: 'A word the formula may end with.', example: 'fire' });
 
 export const RollRequestSchema = z

@@ -42,7 +42,10 @@ export const TableRollsQuerySchema = z.strictObject({
 export const RollIdSchema = z.strictObject({
   rollId: z
     .string()
-    .regex(UUIDV7_PATTERN)
+    .regex(UUIDV7_PATTERN, {
+      // Read by the invalid_request message: "rollId must be a receipt's id: ...".
+      error: "must be a receipt's id: a UUIDv7 in lower case, such as 019ab2c4-5e61-7a3b-9c2d-4f5e6a7b8c9d.",
+    })
     .meta({ description: "A receipt's id (UUIDv7).", example: '019ab2c4-5e61-7a3b-9c2d-4f5e6a7b8c9d' }),
 });
 

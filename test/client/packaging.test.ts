@@ -153,4 +153,17 @@ describe('loading the client from Node', () => {
     expect(out).toBe('true');
     expect(dirname(fileURLToPath(import.meta.resolve('@fairdice/client')))).toBe(join(clientDir, 'dist'));
   });
+
+  it('loads its other entries, built: the schemas, the verifier alone, the types alone', async () => {
+    const out = await loadEsm(
+      "const s = await import('@fairdice/client/schemas'); const v = await import('@fairdice/client/verify'); " +
+        "const t = await import('@fairdice/client/types'); " +
+        'console.log([typeof s.RollResponseSchema.parse, typeof v.verifyChain, t.ADVANTAGE_STATES.join()].join(" "))',
+    );
+    expect(out).toBe('function function normal,advantage,disadvantage');
+    expect(await load("console.log(require('@fairdice/client/verify').GENESIS_PREV)")).toBe('0'.repeat(64));
+    expect(fileURLToPath(import.meta.resolve('@fairdice/client/schemas'))).toBe(
+      join(clientDir, 'dist', 'shapes', 'index.js'),
+    );
+  });
 });

@@ -28,7 +28,12 @@ async function loadJwks(source: string): Promise<Jwks> {
       fail(`cannot read the key set ${source}`);
     }
   }
-  const jwks = JSON.parse(text) as Jwks;
+  let jwks: Jwks;
+  try {
+    jwks = JSON.parse(text) as Jwks;
+  } catch {
+    fail(`${source} is not JSON`);
+  }
   if (!Array.isArray(jwks?.keys)) fail(`${source} is not a JWKS (no "keys" array)`);
   return jwks;
 }

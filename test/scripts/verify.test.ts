@@ -96,5 +96,9 @@ describe('npm run verify', () => {
     const missing = await verify(join(dir, 'absent.json'), '--jwks', jwksFile);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/usage: npm run verify/);
+    writeFileSync(join(dir, 'empty.json'), '');
+    const notKeys = await verify(save('receipt-again.json', {}), '--jwks', join(dir, 'empty.json'));
+    expect(notKeys.code).toBe(2);
+    expect(notKeys.stderr).toMatch(/empty\.json is not JSON\nusage: npm run verify/);
   });
 });

@@ -76,7 +76,7 @@ function describeIssue(issue: Issue, input: RawInput | undefined): string {
       return describeBound(where, issue.origin, 'at most', Number(issue.maximum));
     case 'invalid_format':
       // Each format's schema writes what it looks like: "must be lowercase letters a to z only.",
-      // "must be a table id as POST /v1/tables gives it: ...".
+      // "must be a table's id as creating the table gave it: ...".
       return `${where} ${issue.message}`;
     case 'invalid_value':
       return `${where} must be one of: ${issue.values.map(String).join(', ')}.`;

@@ -1,14 +1,14 @@
 // Every malformed id is refused with a message written for its own format (what such an id looks
-// like), over REST and tRPC alike: a table id, a receipt id and a tag each say what they are.
+// like), over REST, tRPC and MCP alike: a table id, a receipt id and a tag each say what they are.
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createDiceClient, isDiceError } from '../../packages/client/src/index.js';
 import { describeIssues, describePath } from '../../src/api/input.js';
 import { OPERATIONS } from '../../src/api/operations.js';
-import { expectError, listen, makeApp } from '../support/app.js';
+import { callToolOverHttp, expectError, listen, makeApp } from '../support/app.js';
 
-const TABLE_ID = 'must be a table id as POST /v1/tables gives it: 16 to 64 letters, digits, - or _.';
+const TABLE_ID = "must be a table's id as creating the table gave it: 16 to 64 letters, digits, - or _.";
 const ROLL_ID =
   "must be a receipt's id: a UUIDv7 in lower case, such as 019ab2c4-5e61-7a3b-9c2d-4f5e6a7b8c9d.";
 const TAG = 'must be lowercase letters a to z only.';
@@ -110,6 +110,13 @@ describe('a malformed id', () => {
     expect(expectError(batch, 400, 'invalid_request')).toBe(`rolls[1].table ${TABLE_ID}`);
     const dice = createDiceClient(origin);
     expect(await viaTrpc(dice.rollWith.mutate({ formula: '1d6', table: 'nope' }))).toBe(`table ${TABLE_ID}`);
+  });
+
+  it('at a table, to an AI client, says the same', async () => {
+    const { result } = await callToolOverHttp(app, 'table_roll', { formula: '1d6', table: 'nope' });
+    expect(result.isError).toBe(true);
+    const envelope = JSON.parse(result.content[0]!.text.split('\n').at(-1)!) as { error: unknown };
+    expect(envelope.error).toEqual({ code: 'invalid_request', message: `table ${TABLE_ID}` });
   });
 
   it("in a table's log says what a table id looks like", async () => {

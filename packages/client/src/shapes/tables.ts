@@ -7,8 +7,9 @@ import { ReceiptSchema } from './receipt.js';
 export const TableIdSchema = z
   .string()
   .regex(TABLE_ID_PATTERN, {
-    // Read by the invalid_request message: "table must be a table id as POST /v1/tables gives it: ...".
-    error: 'must be a table id as POST /v1/tables gives it: 16 to 64 letters, digits, - or _.',
+    // Read by the invalid_request message, the same over REST, tRPC and MCP: "table must be a
+    // table's id as creating the table gave it: ...".
+    error: "must be a table's id as creating the table gave it: 16 to 64 letters, digits, - or _.",
   })
   .meta({ description: 'A table id, as POST /v1/tables returned it.', example: 'q3Vb0x7TfZ2kWn9YcLr4Aa8s' });
 

@@ -198,19 +198,10 @@ export const EXPRESSION_EXAMPLE = {
   ],
 } as const;
 
-// The evaluated tree is the one shape whose type is written beside its schema rather than inferred
+// A node of the evaluated tree is the one type written beside its schema rather than inferred
 // from it: the schema (and so the OpenAPI document) describes a node as one object whose fields
 // depend on `type`, while the type below is the union that lets a caller narrow on `type`.
-// `narrowedTo` holds the two together: every variant must fit the schema's object.
-
-/** An item of an evaluated group: its value, whether it counted, and its own tree. */
-export interface GroupItem {
-  value: number;
-  /** The exact value as "n/d", present only when `value` is not an integer. */
-  exact?: string;
-  kept: boolean;
-  node: ExpressionNode;
-}
+// `narrowedTo` holds the two together: every member must fit the schema's object.
 
 /**
  * A node of the evaluated formula (docs/language.md, "The expression tree"), with its value;
@@ -251,7 +242,7 @@ const exactValue = () =>
     .optional()
     .meta({ description: 'The exact value as "n/d", present only when `value` is not an integer.' });
 
-export const GroupItemSchema: z.ZodType<GroupItem, GroupItem> = z
+const groupItem = z
   .strictObject({
     value: z.number().meta({ description: "The item's value." }),
     exact: exactValue(),
@@ -261,6 +252,10 @@ export const GroupItemSchema: z.ZodType<GroupItem, GroupItem> = z
     },
   })
   .meta({ id: 'GroupItem', description: 'An item of a group: its value, whether it counted, and its tree.' });
+
+/** An item of an evaluated group: its value, whether it counted, and its own tree. */
+export interface GroupItem extends z.output<typeof groupItem> {}
+export const GroupItemSchema: z.ZodType<GroupItem, GroupItem> = groupItem;
 
 const ExpressionNodeFields = z
   .strictObject({
@@ -305,9 +300,21 @@ const ExpressionNodeFields = z
     example: EXPRESSION_EXAMPLE.operands[1].arguments[0].operands[0],
   });
 
-/** `schema` typed as T, which must fit its output: a narrowing that fails to compile once they drift. */
-const narrowedTo = <T extends z.output<S>, S extends z.ZodType = z.ZodType>(schema: S) =>
-  schema as unknown as z.ZodType<T, T>;
+/** Every key that some member of the union T has. */
+type KeysOf<T> = T extends unknown ? keyof T : never;
+
+/** Whether every member of T fits the object Flat and names no field Flat lacks. */
+type Fits<T, Flat> = [T] extends [Flat]
+  ? [Exclude<KeysOf<T>, keyof Flat>] extends [never]
+    ? true
+    : false
+  : false;
+
+/** `schema` typed as T: a narrowing that fails to compile (it wants a second argument) once they drift. */
+const narrowedTo = <T, S extends z.ZodType>(
+  schema: S,
+  ..._drifted: Fits<T, z.output<S>> extends true ? [] : ['the type does not fit the schema']
+) => schema as unknown as z.ZodType<T, T>;
 
 export const ExpressionNodeSchema: z.ZodType<ExpressionNode, ExpressionNode> = narrowedTo<
   ExpressionNode,

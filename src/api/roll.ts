@@ -35,7 +35,7 @@ function throwBudgetOf(ctx: DiceContext): ThrowBudget {
 }
 
 // Written out rather than through `metered`: the one roll of every GET /v1/roll makes no closure
-// (docs/performance.md#the-http-request-path).
+// (docs/performance.md#no-closures-per-request).
 export function rollOne(request: RollRequest, ctx: DiceContext): RollResponse {
   const throwBudget = throwBudgetOf(ctx);
   const meter = ctx.throwMeter;

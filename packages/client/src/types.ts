@@ -1,28 +1,24 @@
 // The service's types for front ends. The answers' types are inferred from their zod schemas in
 // ./shapes, the one declaration of each wire shape, and imported here as types only: this module
-// loads nothing at run time, so the client's main entry carries no zod. The requests are written
-// out below. Nothing here imports a server package; the root test suite holds both to the
-// server's own procedures (test/client/contract.test.ts).
+// and ./constants.ts load nothing at run time, so the client's main entry carries no zod. The
+// requests are written out below. Nothing here imports a server package; the root test suite
+// holds both to the server's own procedures (test/client/contract.test.ts).
 
+import type { AdvantageState, ApiErrorCode } from './constants.js';
+
+export {
+  ADVANTAGE_STATES,
+  type AdvantageState,
+  API_ERROR_CODES,
+  type ApiErrorCode,
+  TABLE_ID_PATTERN,
+} from './constants.js';
 export type { HealthResponse } from './shapes/health.js';
 export type { Ed25519Jwk, Jwks, Receipt, SignedRequest, VerifyResponse } from './shapes/receipt.js';
 export type { BatchRollResponse, RollResponse } from './shapes/response.js';
 export type { DieGroup, DieThrow, ExpressionNode, GroupItem, Roll } from './shapes/roll.js';
 export type { StatsOutcome, StatsResponse } from './shapes/stats.js';
 export type { TableCreated, TableRolls } from './shapes/tables.js';
-
-/** Applies to the first plain d20 term: `advantage` keeps the highest of two, `disadvantage` the lowest. */
-export type AdvantageState = 'normal' | 'advantage' | 'disadvantage';
-
-/** Every advantage state, in the order the API documents them. */
-export const ADVANTAGE_STATES = [
-  'normal',
-  'advantage',
-  'disadvantage',
-] as const satisfies readonly AdvantageState[];
-
-/** A table id as `createTable` makes it: base64url, at least 128 random bits. */
-export const TABLE_ID_PATTERN = /^[A-Za-z0-9_-]{16,64}$/;
 
 /** An integer flat modifier, or a formula fragment such as `'1d4'` (terms only, no tag). */
 export type Bonus = number | string;
@@ -85,24 +81,6 @@ export interface StoredRollQuery {
 export interface VerifyRequest {
   receipt: Record<string, unknown>;
 }
-
-/** The stable error codes of the API, the same over REST and tRPC. */
-export const API_ERROR_CODES = [
-  'invalid_request',
-  'invalid_formula',
-  'too_many_dice',
-  'too_complex',
-  'payload_too_large',
-  'rate_limited',
-  'internal_error',
-  'not_found',
-  'table_full',
-  'too_many_tables',
-  'too_many_streams',
-  'unavailable',
-] as const;
-
-export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
 
 /** The API error a failed call carries: the code and message REST would answer with. */
 export interface ApiErrorData {

@@ -2,10 +2,10 @@
 // with and documents them by (their `.meta()` is what the OpenAPI document shows), and the types
 // the client, the page and the server's roller all use.
 import { z } from 'zod';
-import { ADVANTAGE_STATES } from '../types.js';
+import { ADVANTAGE_STATES } from '../constants.js';
 
 /**
- * A whole number that may pass 2^53: a power can reach 10^100 (docs/language.md "Arithmetic"),
+ * A whole number that may pass 2^53: a power can reach 10^100 (docs/language.md "Arithmetic and groups"),
  * and such a total is the nearest double, still a whole number. `z.number().int()` would refuse it.
  */
 export const wholeNumber = () => z.number().multipleOf(1);

@@ -1,7 +1,7 @@
 // The answers of the table operations (docs/trust.md), declared once: a new table, and a page of
 // a table's log.
 import { z } from 'zod';
-import { TABLE_ID_PATTERN } from '../types.js';
+import { TABLE_ID_PATTERN } from '../constants.js';
 import { ReceiptSchema } from './receipt.js';
 
 export const TableIdSchema = z

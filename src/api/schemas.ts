@@ -1,7 +1,8 @@
 // The zod schemas of the public API's requests: both transports validate every input with them,
 // and trpc-to-openapi turns them into the OpenAPI components. The answers are declared once, in
 // @fairdice/client/schemas (the client's types are inferred from them), and re-exported here for
-// the operations. Every limit comes from src/limits.ts.
+// the operations, which check and serialise every answer with them. Every limit comes from
+// src/limits.ts.
 import {
   AdvantageStateSchema,
   HealthResponseSchema as HealthResponseShape,

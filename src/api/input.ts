@@ -75,7 +75,9 @@ function describeIssue(issue: Issue, input: RawInput | undefined): string {
     case 'too_big':
       return describeBound(where, issue.origin, 'at most', Number(issue.maximum));
     case 'invalid_format':
-      return `${where} must be lowercase letters a to z only.`;
+      // Each format's schema writes what it looks like: "must be lowercase letters a to z only.",
+      // "must be a table's id as creating the table gave it: ...".
+      return `${where} ${issue.message}`;
     case 'invalid_value':
       return `${where} must be one of: ${issue.values.map(String).join(', ')}.`;
     case 'unrecognized_keys': {

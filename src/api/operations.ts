@@ -6,10 +6,8 @@
 import type { z } from 'zod';
 import type { ApiErrorCode, ErrorStatus } from '../errors.js';
 import { LIMITS } from '../limits.js';
-import type { RandomSource } from '../roll/types.js';
-import type { Trust } from '../trust/service.js';
 import { VERSION } from '../version.js';
-import type { ThrowMeter } from './roll.js';
+import type { DiceContext } from './context.js';
 import {
   BatchRollRequestSchema,
   BatchRollResponseSchema,
@@ -20,7 +18,6 @@ import {
   RollResponseSchema,
 } from './schemas.js';
 import { StatsQuerySchema, StatsRequestSchema, StatsResponseSchema } from './stats-schemas.js';
-import type { StatsMeter, StatsService } from './stats-service.js';
 import {
   createTable,
   publishedKeys,
@@ -40,30 +37,7 @@ import {
   VerifyResultSchema,
 } from './trust-schemas.js';
 
-/** The one logging call operations make (pino-compatible, so a request logger carries its id). */
-interface RollLog {
-  warn(details: Record<string, unknown>, message: string): void;
-}
-
-/** Everything an operation needs from its caller: made per request by the HTTP layer. */
-export interface DiceContext {
-  log: RollLog;
-  random: RandomSource;
-  dicePerRoll: number;
-  dicePerBatch: number;
-  /** Exact distributions, computed off the event loop and cached (src/api/stats-service.ts). */
-  stats: StatsService;
-  /** Throws one request may make, rerolls and explosions included (THROWS_PER_REQUEST; default LIMITS.throwsPerRequest). */
-  throwsPerRequest?: number;
-  /** The client address's throws budget (docs/operations.md#what-one-address-can-cost); absent: none. */
-  throwMeter?: ThrowMeter | undefined;
-  /** The client address's share of the stats workers' time (docs/operations.md#what-one-address-can-cost); absent: none. */
-  statsMeter?: StatsMeter | undefined;
-  /** Receipts and tables (docs/trust.md): the signing key and the store; absent, they answer 503. */
-  trust?: Trust | undefined;
-  /** The client address (as TRUST_PROXY decides), which table creations count against. */
-  address?: string | undefined;
-}
+export type { DiceContext } from './context.js';
 
 /**
  * One operation. `run` is transport-free: it gets the input already validated by `input` and

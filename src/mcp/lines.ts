@@ -1,8 +1,8 @@
 // The one line an AI client reads, and may quote, for each tool result (docs/mcp.md). A roll's
 // line is the text form of the client's description of the roll (docs/client.md), which every
 // face shares: `4d6kh3 [6 5 3 (1)] + 2 = 16`. Plain text from the response's own fields, no SDK.
-// The description is the client package's, built (packages/client/dist) before the service.
-import { type DescribedRequest, describeRoll, rollText } from '../../packages/client/dist/describe.js';
+// The description is the client package's (@fairdice/client/describe).
+import { type DescribedRequest, describeRoll, rollText } from '@fairdice/client/describe';
 import type { RollResponse } from '../roll/types.js';
 
 /** Dice listed per term before the rest is summed up ("… 970 more = 3512"): a line stays a line. */

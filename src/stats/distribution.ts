@@ -1,7 +1,7 @@
 // The exact distribution of a roll's `total` (docs/stats.md): the request is prepared exactly as
 // /v1/roll prepares it, every construct is checked to be one the engine knows, the cost is
 // estimated before any work, and the answer is built from integer counts over one denominator.
-// Pure: no HTTP, no tRPC, no worker; src/stats/pool.ts runs it off the event loop.
+// Pure: no HTTP, no tRPC, no worker; src/api/stats-worker.ts runs it off the event loop.
 
 import { FormulaError, RequestError } from '../errors.js';
 import type { DiceModifier, ExpressionNode, FormulaNode, GroupModifier } from '../formula/ast.js';

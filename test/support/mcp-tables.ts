@@ -2,11 +2,12 @@
 // SDK's own, over /mcp or over stdio): a created table, two rolls at it, its log read back as a
 // valid hash chain, a receipt that verifies through the tool and an altered one that does not,
 // and refusals as isError results carrying the REST envelope.
+
+import { verifyChain } from '@fairdice/client/verify';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'vitest';
 import type { Jwks, Receipt } from '../../src/trust/receipt.js';
-import { verifyChain } from '../../src/trust/verify.js';
 import { readRollText } from './roll-text.js';
 
 /** Every tool, in the order of the operation table. */

@@ -1,7 +1,7 @@
 // `npm run bench:mcp`: what a `roll` tool call over /mcp costs the server against GET /v1/roll,
 // in one run on one server (the built dist/server.js), rounds interleaved. The figure is server
 // CPU per answered request (read from /proc, so Linux only); the target is a ratio of at most 3
-// (docs/performance.md). Only a ratio from one run means anything: the machine is shared.
+// (docs/performance.md#mcp-tool-calls). Only a ratio from one run means anything: the machine is shared.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';

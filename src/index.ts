@@ -1,6 +1,15 @@
 // fairdice's library entry: parse a formula, count its dice, roll it, and compute the exact
 // distribution of its total. Pure: no HTTP, no tRPC.
 
+export type { ChainResult, VerifyResult } from '@fairdice/client/verify';
+export {
+  canonicalJson,
+  GENESIS_PREV,
+  jwkThumbprint,
+  receiptHash,
+  verifyChain,
+  verifyReceipt,
+} from '@fairdice/client/verify';
 export * from './errors.js';
 export type {
   AdvantageModifier,
@@ -65,8 +74,4 @@ export type {
   Truncation,
 } from './stats/distribution.js';
 export { checkDistribution, distribution, PERCENTILES } from './stats/distribution.js';
-export { canonicalJson } from './trust/canonical.js';
 export type { Ed25519Jwk, Jwks, Receipt, ReceiptBody, SignedRequest } from './trust/receipt.js';
-export { GENESIS_PREV } from './trust/receipt.js';
-export type { ChainResult, VerifyResult } from './trust/verify.js';
-export { jwkThumbprint, receiptHash, verifyChain, verifyReceipt } from './trust/verify.js';

@@ -4,9 +4,9 @@
 // is what the roller (src/roll/roll.ts) and the exact distribution engine (src/stats) read, and
 // the service checks a batch's budget from its dice count.
 
+import { ADVANTAGE_STATES, type AdvantageState } from '@fairdice/client/types';
 import { FormulaError, RequestError } from '../errors.js';
 import { LIMITS, TAG_PATTERN } from '../limits.js';
-import { ADVANTAGE_STATES, type AdvantageState, type RollRequest } from '../roll/types.js';
 import type { AdvantageModifier, DiceNode, FormulaNode, GroupNode } from './ast.js';
 import { deepFreeze, type ParseCache, parseCache } from './cache.js';
 import { clampBounds, compareBounds, explodePoint, faceBounds } from './compare.js';
@@ -20,6 +20,7 @@ import type {
   ModifierPlan,
   PoolPlan,
   PreparedRoll,
+  RollRequest,
   ValueRange,
 } from './plan.js';
 import { KeepRule, unhandledKind } from './plan.js';

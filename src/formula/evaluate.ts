@@ -3,7 +3,10 @@
 // the caller supplies (the roller: each DieGroup's total), so this module never rolls; with no
 // dice it gives the value of a constant expression the checks must know (src/formula/expression.ts).
 
-import type { ExpressionResult, GroupItemResult } from '../roll/types.js';
+import type {
+  ExpressionNode as ExpressionResult,
+  GroupItem as GroupItemResult,
+} from '@fairdice/client/types';
 import type { FunctionName } from './ast.js';
 import { meets } from './compare.js';
 import {

@@ -2,7 +2,10 @@
 // distribution engine (src/stats), and the rest of fairdice may use. Text becomes a checked tree
 // (parse.ts, through the cache), a request becomes a roll plan (compile.ts, plan.ts); a back end
 // reads the plan, compares values with `within` / `meets` and evaluates a plan's expression
-// exactly with `evaluate` and Rational. Everything else in src/formula is the language's own.
+// exactly with `evaluate` and Rational. The page at / checks a formula as it is typed through this
+// module too, so the language imports nothing of Node. Everything else in src/formula is its own.
+
+export { FormulaError } from '../errors.js';
 
 export type {
   AdvantageModifier,
@@ -61,6 +64,7 @@ export type {
   PoolPlan,
   PreparedRoll,
   RerollPlan,
+  RollRequest,
   UniquePlan,
   ValueRange,
 } from './plan.js';

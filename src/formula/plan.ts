@@ -13,7 +13,7 @@
 // Plain data, no classes: a plan can be frozen and shared (src/formula/compile.ts keeps one per
 // cached formula), printed and compared.
 
-import type { AdvantageState } from '../roll/types.js';
+import type { AdvantageState } from '@fairdice/client/types';
 import type { ComparePoint, FunctionName } from './ast.js';
 
 /** How a keep/drop selects the dice (or items) that count: small integers the roller compares. */
@@ -235,4 +235,12 @@ export interface PreparedRoll {
  */
 export function unhandledKind(kind: never): never {
   throw new TypeError(`a plan of a kind this back end does not know: ${JSON.stringify(kind)}`);
+}
+
+/** What the compiler (and so the roller) takes: a formula, its advantage state, its bonuses and the tags it may end with. */
+export interface RollRequest {
+  formula: string;
+  advantage?: AdvantageState | undefined;
+  bonuses?: ReadonlyArray<number | string> | undefined;
+  tags?: ReadonlyArray<string> | undefined;
 }

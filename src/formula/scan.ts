@@ -6,7 +6,7 @@
 // form beyond these, anything doubtful) it returns undefined and the parser decides, so the
 // grammar stays the one definition of the language and every error message stays the parser's.
 // Tests hold the two to the same trees over generated formulas (test/formula/scan.test.ts); why
-// this exists is in docs/performance.md "Parsing".
+// this exists is in docs/performance.md#the-scanner-for-plain-sums.
 //
 // It reads the text with charCodeAt and one cursor (`at`, module state: scanning is synchronous
 // and calls nothing outside this file, so no two scans ever interleave).

@@ -103,7 +103,7 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
     // No `logger`: with one, fastify adds listeners and reads the clock on every response for
     // per-request lines that are off anyway. Every line goes to `log` instead: request.log is a
     // child of it (below), and what fastify would log itself is logged by us (the listening
-    // address in src/server.ts); `app.log` writes nowhere (docs/performance.md#the-http-request-path).
+    // address in src/server.ts); `app.log` writes nowhere (docs/performance.md#logging-off-the-request-path).
     // Per-request log lines cost more than a roll; errors and deprecations are still logged.
     logController: new LogController({ disableRequestLogging: true }),
     // request.log makes its pino child of `log` (with the request id) only when a request logs.
@@ -148,7 +148,7 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
   // One root onRequest hook for what every request meets first, in this order: the CORS and
   // nosniff headers (a preflight is answered here, uncounted), the rate limit's count (its
   // 429), then the refusal of a compressed body. One hook instead of three: fastify's hook
-  // chain costs something per hook and per request (docs/performance.md#the-http-request-path).
+  // chain costs something per hook and per request (docs/performance.md#one-root-onrequest-hook).
   app.addHook('onRequest', function admit(request, reply, done) {
     reply
       .header('access-control-allow-origin', '*')

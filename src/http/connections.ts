@@ -107,7 +107,7 @@ export const stalledAnswerMs = (
  * (a client that stopped reading), looking every `everyMs`; a reset frees what the kernel still
  * holds for it at once. One sweep instead of node's socket timeout (`server.timeout`), which
  * re-arms a timer twice per request on every kept-alive connection
- * (docs/performance.md#the-http-request-path). Returns the function that stops it.
+ * (docs/performance.md#no-socket-timeout). Returns the function that stops it.
  */
 export function sweepStalledAnswers(
   live: ReadonlySet<Socket>,

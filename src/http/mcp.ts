@@ -4,7 +4,7 @@
 // request/reply transport below, which gives each request a private JSON-RPC id: the SDK's own
 // StreamableHTTPServerTransport would need a new server and transport per request plus a
 // conversion to web Request and Response objects, and cost a tool call several REST requests'
-// worth of CPU (docs/performance.md).
+// worth of CPU (docs/performance.md#one-mcp-server-per-app).
 //
 // It runs under the same body limit, timeouts and per-address rate limit as every route, with
 // one difference: the limit is charged here, after the body is read, so that a tool call over

@@ -46,7 +46,7 @@ const countsItself = (config: FastifyContextConfig | undefined): boolean =>
  * from their handler (`config.rateLimitInHandler`). The root count knows such a route by its
  * scope (`request.server`, the instance its routes were added to) instead of reading the route's
  * options on every request: fastify builds `request.routeOptions` anew on each read, a cost every
- * request paid (docs/performance.md#the-http-request-path). A set of scopes rather than a
+ * request paid (docs/performance.md#rate-counting). A set of scopes rather than a
  * decorator: a fastify instance keeps its properties in a dictionary, slow to miss in.
  * The routes must be added directly on `scope` (not in a plugin inside it): at start-up, a route
  * whose options and scope disagree stops the app (registerRateLimit's onRoute check).
@@ -160,7 +160,7 @@ export async function registerRateLimit(
   });
   // It does what the plugin's own onRequest handler does (same key, store, headers, 429 and
   // skip-on-error), with a callback: the in-memory count answers synchronously, so a request
-  // costs no promise and no extra turn of the event loop (docs/performance.md).
+  // costs no promise and no extra turn of the event loop (docs/performance.md#rate-counting).
   const max = config.rateLimitMax;
   // Header values as strings: node checks each value with a regular expression, which takes a
   // slow path (and a conversion) for a number.

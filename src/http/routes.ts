@@ -75,7 +75,7 @@ function routeOf(app: FastifyInstance, entry: Operation, options: RouteOptions):
     return reply.send(checked);
   };
   // The paths that wait for a promise, each in a function of its own: the handler itself makes no
-  // closure, so a synchronous roll allocates none (docs/performance.md#the-http-request-path).
+  // closure, so a synchronous roll allocates none (docs/performance.md#no-closures-per-request).
   const failing = (request: FastifyRequest, reply: FastifyReply, raw: RawInput) => (error: unknown) =>
     replyWithError(request, reply, error, bodyLimitBytes, raw);
   const runAfter = (parsed: Promise<unknown>, ctx: DiceContext) =>

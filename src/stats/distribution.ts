@@ -2,7 +2,7 @@
 // /v1/roll prepares it (src/formula/compile.ts), its plan is read once (each term's rules by
 // src/stats/term.ts, the arithmetic by src/stats/expression.ts), the cost is estimated before any
 // work, and the answer is built from integer counts over one denominator. Pure: no HTTP, no tRPC,
-// no worker; src/api/stats-service.ts runs it off the event loop.
+// no worker; src/api/stats-worker.ts runs it off the event loop.
 
 import { RequestError, TooComplexError } from '../errors.js';
 import { type GroupPlan, type PreparedRoll, prepareRoll } from '../formula/index.js';

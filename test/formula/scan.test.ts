@@ -1,7 +1,7 @@
 // The scanner (src/formula/scan.ts) is a fast path in front of the generated parser: for any text
 // it must return exactly the parser's tree or decline. These tests hold it to the grammar over
 // generated plain sums, their mutations and random strings; check that it does take
-// the forms the speed figures are measured on (docs/performance.md); and that it leaves every
+// the forms the speed figures are measured on (docs/performance.md#http-engine-and-random-source); and that it leaves every
 // other form to the parser.
 
 import fc from 'fast-check';

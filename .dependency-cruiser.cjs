@@ -82,9 +82,25 @@ module.exports = {
     {
       name: 'browser-code-imports-no-server-code',
       severity: 'error',
-      comment: 'page/ and packages/client run in a browser: they never import src/',
+      comment:
+        'page/ and packages/client run in a browser: they never import src/, except that the page checks a formula as it is typed with the language itself, through its public module (docs/architecture.md)',
       from: { path: '^(page|packages/client/src)/' },
+      to: { path: '^src/', pathNot: '^src/formula/index[.]ts$' },
+    },
+    {
+      name: 'client-imports-no-language',
+      severity: 'error',
+      comment: 'the client package depends on nothing of the service, the language included',
+      from: { path: '^packages/client/src/' },
       to: { path: '^src/' },
+    },
+    {
+      name: 'language-is-browser-safe',
+      severity: 'error',
+      comment:
+        'the page bundles the language (src/formula, with src/errors.ts and src/limits.ts): no Node built-in in it',
+      from: { path: '^src/(formula/|errors[.]ts$|limits[.]ts$)' },
+      to: { dependencyTypes: ['core'] },
     },
     {
       name: 'client-imports-no-node-built-in',

@@ -6,7 +6,7 @@
 //   npm run bench:stats [-- --rounds 3] [--rolls 100000] [--json] [--formula 5d10!kh3 ...]
 
 import { parseArgs } from 'node:util';
-import { prepareRoll } from '../src/roll/prepare.js';
+import { prepareRoll } from '../src/formula/index.js';
 import { rollPrepared } from '../src/roll/roll.js';
 import { distribution } from '../src/stats/distribution.js';
 import { median } from './bench/stats.js';

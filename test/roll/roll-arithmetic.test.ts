@@ -1,86 +1,11 @@
-// The second edition, part B (docs/language.md): arithmetic, functions and groups, rolled with
+// Arithmetic and groups (docs/language.md, "Arithmetic and groups"): operators, powers,
+// remainders, functions, groups, dice in a divisor and computed counts and sides, rolled with
 // scripted faces so every value of the expression tree is known; the limits at and past each bound.
 
 import { describe, expect, it } from 'vitest';
-import {
-  countDice,
-  type ExpressionResult,
-  FormulaError,
-  LIMITS,
-  type RollRequest,
-  type RollResponse,
-  roll,
-} from '../../src/index.js';
-import { maxSource, scripted } from '../support/sources.js';
-
-function rollWith(request: RollRequest | string, faces: readonly number[]): RollResponse {
-  const source = scripted(faces);
-  const response = roll(typeof request === 'string' ? { formula: request } : request, { random: source });
-  expect(source.remaining, 'every scripted face is thrown').toBe(0);
-  expect(response.modifier).toBe(response.modifiers.reduce((a, b) => a + b, 0));
-  if (response.expression !== undefined) expectTree(response.expression, response);
-  return response;
-}
-
-/** The tree's own invariant: each node's value from its operands; total = floor of the root. */
-function expectTree(root: ExpressionResult, response: RollResponse): void {
-  const check = (node: ExpressionResult): number => {
-    const exact = 'exact' in node && node.exact !== undefined ? node.exact : undefined;
-    if (exact !== undefined) {
-      const [n, d] = exact.split('/').map(Number);
-      expect(node.value).toBeCloseTo(n! / d!, 9);
-    }
-    switch (node.type) {
-      case 'dice':
-        expect(node.value).toBe(response.dice[node.group]!.total);
-        return node.value;
-      case 'number':
-        return node.value;
-      case 'operation': {
-        const values = node.operands.map(check);
-        const expected =
-          node.operator === '+'
-            ? values.reduce((a, b) => a + b, 0)
-            : node.operator === '-'
-              ? -values[0]!
-              : node.operator === '*'
-                ? values[0]! * values[1]!
-                : values[0]! / values[1]!;
-        expect(node.value).toBeCloseTo(expected, 9);
-        return node.value;
-      }
-      case 'function': {
-        const values = node.arguments.map(check);
-        const round = (x: number) => Math.sign(x) * Math.floor(Math.abs(x) + 0.5);
-        const expected = {
-          floor: () => Math.floor(values[0]!),
-          ceil: () => Math.ceil(values[0]!),
-          round: () => round(values[0]!),
-          abs: () => Math.abs(values[0]!),
-          min: () => Math.min(...values),
-          max: () => Math.max(...values),
-        }[node.name]();
-        expect(node.value).toBeCloseTo(expected, 9);
-        return node.value;
-      }
-      case 'group':
-        for (const item of node.items) expect(check(item.node)).toBeCloseTo(item.value, 9);
-        return node.value;
-    }
-  };
-  check(root);
-  expect(response.total).toBe(Math.floor(root.value + 1e-9));
-}
-
-function formulaError(request: RollRequest | string): FormulaError {
-  try {
-    roll(typeof request === 'string' ? { formula: request } : request, { random: maxSource() });
-  } catch (error) {
-    expect(error).toBeInstanceOf(FormulaError);
-    return error as FormulaError;
-  }
-  throw new Error(`expected ${JSON.stringify(request)} to be refused`);
-}
+import { countDice, LIMITS, roll } from '../../src/index.js';
+import { formulaError, group, rollWith } from '../support/rolls.js';
+import { minSource } from '../support/sources.js';
 
 describe('arithmetic', () => {
   it('(1d8+4)*2: a critical hit doubled', () => {
@@ -384,9 +309,97 @@ describe('the request', () => {
     });
   });
 
-  it('first-edition formulas keep their response: no expression', () => {
+  it('plain sums keep their response: no expression', () => {
     for (const formula of ['1d20+5', '4d6kh3+2', '10-1d4', '2d20adv']) {
       expect(roll({ formula })).not.toHaveProperty('expression');
     }
+  });
+});
+
+describe('powers ^ and **', () => {
+  it('right-associative, tighter than * and than a sign on its left', () => {
+    expect(rollWith('1d6^2', [5]).total).toBe(25);
+    expect(rollWith('1d6**2', [4]).total).toBe(16);
+    expect(rollWith('1d2^3^2', [2]).total).toBe(512);
+    expect(rollWith('-1d4^2', [3]).total).toBe(-9);
+    expect(rollWith('2*1d6^2', [3]).total).toBe(18);
+    expect(rollWith('1d6^(1+1)', [3]).total).toBe(9);
+    expect(rollWith('(1d6-1d6)^0', [2, 2]).total).toBe(1);
+    expect(rollWith('(1d6/2)^2', [3]).expression).toMatchObject({ operator: '^', exact: '9/4' });
+  });
+  it('the exponent is a dice-free integer from 0 to 20', () => {
+    expect(rollWith('1d6^20', [2]).total).toBe(2 ** 20);
+    expect(formulaError('1d6^21').message).toMatch(/0 to 20/);
+    expect(formulaError('1d6^(41/2)').message).toMatch(/whole number from 0 to 20/);
+    expect(formulaError('1d6^(0-1)').message).toMatch(/0 to 20/);
+    expect(formulaError('2^1d6').message).toMatch(/without dice/);
+  });
+  it('a power that could pass 10^100 is refused', () => {
+    expect(formulaError('(1d100^20)^20').message).toMatch(/10\^100/);
+  });
+});
+
+describe('remainder %', () => {
+  it('truncating, with the sign of the left side, at the precedence of * and /', () => {
+    expect(rollWith('1d20%3', [17]).total).toBe(2);
+    expect(rollWith('1d20%-3', [17]).total).toBe(2);
+    expect(rollWith('-1d20%3', [17]).total).toBe(-2);
+    expect(rollWith('1d20%3*2', [17]).total).toBe(4);
+    expect(rollWith('(1d6/2)%1', [5]).expression).toMatchObject({ operator: '%', exact: '1/2' });
+  });
+  it('% right after d is the percentile die', () => {
+    expect(rollWith('d%', [57]).total).toBe(57);
+    const r = rollWith('d15%2', [11]);
+    expect(group(r).sides).toBe(15);
+    expect(r.total).toBe(1);
+    expect(rollWith('d%%7', [57]).total).toBe(1);
+  });
+  it('a zero divisor is refused', () => {
+    expect(formulaError('1d20%0').message).toMatch(/zero/);
+    expect(formulaError('1d20%(2-2)').message).toMatch(/zero/);
+  });
+});
+
+describe('dice in a divisor', () => {
+  it('roll when the divisor interval excludes zero', () => {
+    const r = rollWith('2d10/d20', [4, 3, 15]);
+    expect(r.expression).toMatchObject({ operator: '/', exact: '7/15' });
+    expect(r.total).toBe(0);
+    expect(rollWith('5/10d20', new Array(10).fill(1)).expression).toMatchObject({ exact: '1/2' });
+    expect(rollWith('floor(3d6/2d4)', [1, 2, 5, 2, 4]).total).toBe(1);
+    expect(rollWith('1d6/(0-1d4)', [6, 4]).total).toBe(-2);
+    expect(rollWith('1d6%(1d4+1)', [6, 3]).total).toBe(2);
+    // A penetrating extra is at least 0, so 1d6!p is never below 1.
+    expect(rollWith('12/1d6!p', [3]).total).toBe(4);
+  });
+  it('are refused when the interval holds or touches zero, even if zero cannot come up', () => {
+    for (const f of ['1d6/(1d6-1)', '2d6/d{0,1}', '1d6/(1d4-1)', '1d6/(1d6*2-3)', '1d6%(1d6-6)', '1d6/dF']) {
+      expect(formulaError(f).message).toMatch(/holds 0/);
+    }
+  });
+});
+
+describe('computed counts and sides', () => {
+  it('a parenthesised dice-free expression stands for the count or the sides', () => {
+    const r = rollWith('(4-2)d10', [3, 9]);
+    expect(group(r).results).toEqual([3, 9]);
+    expect(r.total).toBe(12);
+    expect(r.expression).toBeUndefined();
+    const s = rollWith('3d(2*6)', [12, 1, 1]);
+    expect(group(s).sides).toBe(12);
+    expect(rollWith('(2)d(3)kh1', [1, 3]).total).toBe(3);
+  });
+  it('within the limits: 1000 dice roll, 1001 are refused', () => {
+    expect(roll({ formula: '(999+1)d2' }, { random: minSource() }).total).toBe(1000);
+    expect(formulaError('(999+2)d2').message).toMatch(/1 to 1,000 dice; this one asks for 1,001/);
+    expect(formulaError('(0)d6').message).toMatch(/1 to 1,000 dice/);
+    expect(formulaError('(1-2)d6').message).toMatch(/1 to 1,000 dice/);
+    expect(formulaError('{(600)d6+(600)d6}kh1').message).toMatch(/pool group throws at most/);
+  });
+  it('a whole number without dice', () => {
+    expect(formulaError('(5/2)d6').message).toMatch(/whole number; this one is 5\/2/);
+    expect(formulaError('(1d4)d6').message).toMatch(/without dice/);
+    expect(formulaError('3d(1d6)').message).toMatch(/without dice/);
+    expect(formulaError('3d(0)').message).toMatch(/1 to 4,294,967,296 sides/);
   });
 });

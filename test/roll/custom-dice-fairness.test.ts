@@ -1,4 +1,4 @@
-// Fairness of the second edition's dice through the whole engine (chi-square, alpha 1e-6): Fate
+// Fairness of Fate and custom dice through the whole engine (chi-square, alpha 1e-6): Fate
 // dice, and a custom die with a repeated face, whose values must come up in proportion to how
 // often each is listed.
 
@@ -21,7 +21,7 @@ function valueCounts(formula: string, rolls: number, values: readonly number[]):
   return values.map((v) => counts.get(v)!);
 }
 
-describe('fairness of second-edition dice (chi-square, alpha 1e-6)', () => {
+describe('fairness of Fate and custom dice (chi-square, alpha 1e-6)', () => {
   it('dF: -1, 0 and +1 equally likely over 1,000,000 dice', () => {
     const counts = valueCounts('1000dF', 1000, [-1, 0, 1]);
     const statistic = chiSquareStatistic(counts, [1e6 / 3, 1e6 / 3, 1e6 / 3]);

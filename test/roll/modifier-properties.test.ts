@@ -1,4 +1,5 @@
-// Properties of generated second-edition dice terms (docs/language.md): the total invariant
+// Properties of generated dice terms with success points, compounding, clamps, custom and Fate
+// faces (docs/language.md): the total invariant
 // extended to success counting; `throws` consistent with `results`, `keptFlags` and each die's
 // value; clamped values within their bounds.
 
@@ -160,7 +161,7 @@ function expectConsistent(group: DieGroup, spec: TermSpec): void {
 
 const sources: Array<() => RandomSource | undefined> = [() => undefined, minSource, maxSource];
 
-describe('properties of generated second-edition terms', () => {
+describe('properties of generated dice terms with their modifiers', () => {
   it('totals, kept, throws and clamps are consistent under any source', () => {
     fc.assert(
       fc.property(termArb, fc.nat(2), (spec, which) => {

@@ -2,58 +2,9 @@
 // and natural flags are known.
 
 import { describe, expect, it } from 'vitest';
-import {
-  countDice,
-  type DieGroup,
-  FormulaError,
-  LIMITS,
-  prepareRoll,
-  RandomSourceError,
-  RequestError,
-  type RollRequest,
-  type RollResponse,
-  roll,
-} from '../../src/index.js';
+import { countDice, LIMITS, prepareRoll, RandomSourceError, RequestError, roll } from '../../src/index.js';
+import { formulaError, group, rollWith } from '../support/rolls.js';
 import { maxSource, scripted } from '../support/sources.js';
-
-/** Rolls with exactly these faces; fails if the roll used fewer or more. */
-function rollWith(request: RollRequest | string, faces: readonly number[]): RollResponse {
-  const source = scripted(faces);
-  const response = roll(typeof request === 'string' ? { formula: request } : request, { random: source });
-  expect(source.remaining, 'every scripted face is thrown').toBe(0);
-  expectInvariants(response);
-  return response;
-}
-
-function expectInvariants(response: RollResponse): void {
-  let total = response.modifier;
-  for (const group of response.dice) {
-    expect(group.keptFlags).toHaveLength(group.results.length);
-    const kept = group.results.filter((_, i) => group.keptFlags[i]).sort((a, b) => b - a);
-    expect(group.kept).toEqual(kept);
-    const sum = kept.reduce((a, b) => a + b, 0);
-    expect(group.total).toBe(group.sign * group.multiplier * sum || 0);
-    total += group.total;
-  }
-  expect(response.modifier).toBe(response.modifiers.reduce((a, b) => a + b, 0));
-  expect(response.total).toBe(total);
-}
-
-function group(response: RollResponse, index = 0): DieGroup {
-  const found = response.dice[index];
-  if (found === undefined) throw new Error(`no group ${index}`);
-  return found;
-}
-
-function formulaError(request: RollRequest | string): FormulaError {
-  try {
-    roll(typeof request === 'string' ? { formula: request } : request, { random: maxSource() });
-  } catch (error) {
-    expect(error).toBeInstanceOf(FormulaError);
-    return error as FormulaError;
-  }
-  throw new Error('expected a FormulaError');
-}
 
 describe('shape: a signed sum of terms', () => {
   it('2d6 rolls two dice and sums them', () => {
@@ -138,7 +89,7 @@ describe('shape: a signed sum of terms', () => {
     expect(formulaError('-3').code).toBe('invalid_formula');
   });
 
-  // The second edition adds parentheses, * and / (docs/language.md); these stay refused.
+  // Parentheses, * and / are arithmetic (docs/language.md); these stay refused.
   it('has no unbalanced parentheses, * without a right side, or one-argument max', () => {
     for (const formula of ['(1d6', '1d6*', '1d6/0', 'max(1d6)']) {
       expect(formulaError(formula).code).toBe('invalid_formula');
@@ -465,7 +416,7 @@ describe('multiply', () => {
 });
 
 describe('each modifier at most once per dice term', () => {
-  // `1d6!!` (compounding) and `1d6!!p` (Part C) are second-edition forms: `1d6!p!` explodes twice.
+  // `1d6!!` (compounding) and `1d6!!p` are their own modifiers: `1d6!p!` explodes twice.
   it.each([
     '4d6kh3kh2',
     '4d6dl1d1',

@@ -1,62 +1,13 @@
-// The second edition, part A (docs/language.md): success pools, compounding, explode points,
-// clamps, Fate and custom dice, critical ranges, labels and `throws`, rolled with scripted
-// faces so every value, flag and count is known. A custom or Fate die asks the source for a die
-// of as many sides as it has faces and shows the face at that position.
+// The dice modifiers beyond keep, explode and reroll (docs/language.md, "Modifiers"): success
+// pools, compounding, explode points, clamps, Fate and custom dice, critical ranges, labels and
+// `throws`, not-equal points, !!p, bare drop, several keep/drop modifiers, unique dice and
+// matching sets, rolled with scripted faces so every value, flag and count is known; each limit
+// at and past its bound. A custom or Fate die asks the source for a die of as many sides as it
+// has faces and shows the face at that position.
 
 import { describe, expect, it } from 'vitest';
-import {
-  type DieGroup,
-  FormulaError,
-  LIMITS,
-  type RollRequest,
-  type RollResponse,
-  roll,
-} from '../../src/index.js';
-import { maxSource, scripted } from '../support/sources.js';
-
-function rollWith(request: RollRequest | string, faces: readonly number[]): RollResponse {
-  const source = scripted(faces);
-  const response = roll(typeof request === 'string' ? { formula: request } : request, { random: source });
-  expect(source.remaining, 'every scripted face is thrown').toBe(0);
-  expectInvariants(response);
-  return response;
-}
-
-/** The first edition's invariant, with the success-counting total where a term counts. */
-function expectInvariants(response: RollResponse): void {
-  let total = response.modifier;
-  for (const group of response.dice) {
-    expect(group.keptFlags).toHaveLength(group.results.length);
-    const kept = group.results.filter((_, i) => group.keptFlags[i]).sort((a, b) => b - a);
-    expect(group.kept).toEqual(kept);
-    const amount =
-      group.successes === undefined
-        ? kept.reduce((a, b) => a + b, 0)
-        : group.successes - (group.failures ?? 0);
-    expect(group.total).toBe(group.sign * group.multiplier * amount || 0);
-    if (group.throws !== undefined && !group.compounded) {
-      expect(group.throws.map((t) => t.value)).toEqual(group.results);
-    }
-    total += group.total;
-  }
-  expect(response.total).toBe(total);
-}
-
-function group(response: RollResponse, index = 0): DieGroup {
-  const found = response.dice[index];
-  if (found === undefined) throw new Error(`no group ${index}`);
-  return found;
-}
-
-function formulaError(request: RollRequest | string): FormulaError {
-  try {
-    roll(typeof request === 'string' ? { formula: request } : request, { random: maxSource() });
-  } catch (error) {
-    expect(error).toBeInstanceOf(FormulaError);
-    return error as FormulaError;
-  }
-  throw new Error(`expected ${JSON.stringify(request)} to be refused`);
-}
+import { LIMITS } from '../../src/index.js';
+import { formulaError, group, rollWith } from '../support/rolls.js';
 
 describe('success counting', () => {
   it('6d10>=8 counts kept values meeting the point; the total is the count', () => {
@@ -387,7 +338,7 @@ describe('order of application and written order', () => {
     expect(a).toMatchObject({ successes: 3, failures: 1, total: 4 });
   });
 
-  it('first-edition responses gain no new field', () => {
+  it('plain sums gain no field of the other modifiers', () => {
     const g = group(rollWith('4d6kh3', [1, 2, 3, 4]));
     expect(Object.keys(g)).toEqual([
       'sides',
@@ -402,9 +353,149 @@ describe('order of application and written order', () => {
     ]);
   });
 
-  it('2d6r-1 is still the first edition 2d6r minus 1', () => {
+  it('2d6r-1 is still 2d6r minus 1', () => {
     const r = rollWith('2d6r-1', [1, 3, 4]);
     expect(r.modifiers).toEqual([-1]);
     expect(r.total).toBe(6);
+  });
+});
+
+describe('not equal <>N', () => {
+  it('counts successes not equal to N', () => {
+    const r = rollWith('6d10<>1', [1, 2, 1, 3, 4, 5]);
+    expect(group(r).successes).toBe(4);
+    expect(r.total).toBe(4);
+  });
+  it('explodes on every value but N', () => {
+    // First die 4: no extra; second die 3 explodes, its extra 4 stops the chain.
+    const r = rollWith('2d6!<>4', [4, 3, 4]);
+    expect(group(r).results).toEqual([4, 3, 4]);
+    expect(r.total).toBe(11);
+  });
+  it('rerolls while not N; a condition every value meets is refused', () => {
+    expect(rollWith('1d6r<>6', [2, 5, 6]).total).toBe(6);
+    expect(formulaError('1d10!<>11').message).toMatch(/Every face of a d10 meets this condition/);
+    expect(formulaError('1d6r<>0').message).toMatch(/never settle/);
+  });
+  it('!=N after a dice term stays explode on =N', () => {
+    expect(rollWith('1d6!=2', [2, 2, 5]).total).toBe(9);
+  });
+});
+
+describe('compounding penetration !!p', () => {
+  it('merges a chain, each extra recorded minus 1 after its test', () => {
+    const r = rollWith('2d6!!p', [6, 6, 2, 3]);
+    expect(group(r).results).toEqual([12, 3]);
+    expect(group(r).compounded).toBe(true);
+    expect(group(r).throws).toEqual([
+      { die: 0, kind: 'roll', value: 6 },
+      { die: 0, kind: 'explode', value: 5, face: 6 },
+      { die: 0, kind: 'explode', value: 1, face: 2 },
+      { die: 1, kind: 'roll', value: 3 },
+    ]);
+    expect(r.total).toBe(15);
+  });
+  it('with a compare point', () => {
+    expect(rollWith('1d6!!p>4', [5, 5, 1]).total).toBe(9);
+    expect(rollWith('1d6!!P>4', [4]).total).toBe(4);
+  });
+  it('at most one explode of any kind', () => {
+    expect(formulaError('1d6!!p!').message).toMatch(/explodes .* at most once/);
+  });
+});
+
+describe('bare drop dN and several keep/drop modifiers', () => {
+  it('dN is drop lowest N, ties dropping the earlier die', () => {
+    const r = rollWith('4d6d1', [3, 1, 4, 1]);
+    expect(group(r).keptFlags).toEqual([true, false, true, true]);
+    expect(r.total).toBe(8);
+    expect(rollWith('4d6D2', [3, 1, 4, 1]).total).toBe(7);
+  });
+  it('dis and dh stay themselves', () => {
+    expect(rollWith('2d20dis', [5, 17]).total).toBe(5);
+    expect(rollWith('3d6dh1', [5, 6, 2]).total).toBe(7);
+  });
+  it('each modifier ranks all the dice; a die counts only when none drops it', () => {
+    const r = rollWith('4d10dh1dl2', [2, 8, 6, 4]);
+    expect(group(r).keptFlags).toEqual([false, false, true, false]);
+    expect(r.total).toBe(6);
+    // k1 keeps the first 7, dh1 drops that same die: nothing is left.
+    const none = rollWith('3d10k1dh1', [5, 7, 7]);
+    expect(group(none).kept).toEqual([]);
+    expect(none.total).toBe(0);
+    expect(rollWith('5d6kh4kl3', [6, 5, 4, 3, 2]).total).toBe(7);
+  });
+  it('each distinct modifier at most once; adv/dis stand alone', () => {
+    expect(formulaError('4d6kh1kh2').message).toMatch(/at most one keep highest/);
+    expect(formulaError('4d6dl1d1').message).toMatch(/at most one drop lowest/);
+    expect(formulaError('2d20advkh1').message).toMatch(/adv and dis cannot be combined/);
+    expect(formulaError('2d20dl1dis').message).toMatch(/adv and dis cannot be combined/);
+  });
+});
+
+describe('unique u / uo / uP / uoP', () => {
+  it('rerolls a die while it repeats an earlier die of the term', () => {
+    const r = rollWith('4d6u', [2, 2, 3, 2, 5, 3, 1]);
+    expect(group(r).results).toEqual([2, 2, 3, 2, 5, 3, 1]);
+    expect(group(r).keptFlags).toEqual([true, false, true, false, true, false, true]);
+    expect(group(r).throws!.map((t) => t.kind)).toEqual([
+      'roll',
+      'roll',
+      'reroll',
+      'roll',
+      'reroll',
+      'roll',
+      'reroll',
+    ]);
+    expect(r.total).toBe(11);
+  });
+  it('uo rerolls at most once', () => {
+    expect(rollWith('3d6uo', [4, 4, 4, 4, 4]).total).toBe(12);
+  });
+  it('stops after 100 rerolls; the last throw stands', () => {
+    const r = rollWith('2d1u', new Array(102).fill(1));
+    expect(group(r).results).toHaveLength(102);
+    expect(r.total).toBe(2);
+  });
+  it('uP considers only values meeting P', () => {
+    expect(rollWith('4d6u<3', [5, 5, 1, 1, 2]).total).toBe(13);
+    expect(rollWith('3d6uo>4', [5, 5, 5, 1]).total).toBe(11);
+  });
+  it('applies after reroll, and records throws even when nothing repeats', () => {
+    const r = rollWith('2d6r1u', [1, 2, 2, 3]);
+    expect(group(r).throws!.map((t) => t.kind)).toEqual(['roll', 'reroll', 'roll', 'reroll']);
+    expect(r.total).toBe(5);
+    expect(group(rollWith('2d6u', [1, 2])).throws).toHaveLength(2);
+  });
+  it('never with an explode; once per term', () => {
+    for (const f of ['6d6u!', '6d6!pu', '6d6!!u', '6d6uo!!p'])
+      expect(formulaError(f).message).toMatch(/unique/);
+    expect(formulaError('6d6uuo').message).toMatch(/at most one unique/);
+  });
+});
+
+describe('matching sets m / mN / mt / mtN', () => {
+  const faces = [3, 1, 3, 5, 1, 1];
+  it('m lists the values shown by at least N kept dice, the total unchanged', () => {
+    const r = rollWith('6d6m', faces);
+    expect(group(r).matches).toEqual([1, 3]);
+    expect(r.total).toBe(14);
+    expect(group(rollWith('6d6m3', faces)).matches).toEqual([1]);
+    expect(group(rollWith('6d6kh3m', faces)).matches).toEqual([3]);
+    expect(group(rollWith('2d6m', [1, 2])).matches).toEqual([]);
+    expect(group(rollWith('3d6', [1, 1, 2])).matches).toBeUndefined();
+  });
+  it('mt makes the total the number of sets, times sign and multiplier', () => {
+    expect(rollWith('6d6mt', faces).total).toBe(2);
+    expect(rollWith('6d6mt3', faces).total).toBe(1);
+    expect(rollWith('6d6mtx3', faces).total).toBe(6);
+    expect(rollWith('1d4-6d6mt', [4, ...faces]).total).toBe(2);
+  });
+  it('N from 2; at most one; mt never with a success point', () => {
+    expect(formulaError('6d6m1').message).toMatch(/2 to 1,000/);
+    expect(formulaError('6d6mt1001').message).toMatch(/2 to 1,000/);
+    expect(formulaError('6d6mmt').message).toMatch(/at most one matching set/);
+    expect(formulaError('6d6mt>3').message).toMatch(/success point/);
+    expect(rollWith('6d6m>3', faces).total).toBe(1);
   });
 });

@@ -1,4 +1,4 @@
-// Random well-formed expressions (docs/language.md, part B) evaluated two ways: by the roller,
+// Random well-formed expressions (docs/language.md, "Arithmetic and groups") evaluated two ways: by the roller,
 // and by an independent exact evaluator written here over the same recorded dice. They must
 // agree on the total, and the response's tree must hold its own invariant.
 

@@ -1,10 +1,15 @@
 // The page at `/`: a roller that checks the formula as it is typed (the service's own parser,
 // bundled), draws every die of the answer, the exact odds (when the server offers /v1/stats) and
 // a shared, verified table (when it offers tables). docs/api.md, "The page at /".
-import { FormulaError } from '../src/errors.js';
-import { parseFormula, parseFragment } from '../src/formula/parse.js';
-import { renderDice } from './dice-view.js';
-import { renderOdds } from './odds.js';
+
+import {
+  type DescribedRequest,
+  describeRoll,
+  type RollDescription,
+} from '../packages/client/src/describe.js';
+import { FormulaError, parseFormula, parseFragment } from '../src/formula/index.js';
+import { renderRoll, totalNote } from './dice-view.js';
+import { OddsView } from './odds.js';
 import { TableSession } from './table.js';
 import type { ApiErrorBody, RollResponse, StatsResponse } from './types.js';
 import './style.css';
@@ -22,6 +27,10 @@ const bonusesInput = byId<HTMLInputElement>('bonuses');
 const bonusesError = byId('bonuses-error');
 const result = byId('roll-result');
 const totalOutput = byId<HTMLOutputElement>('total');
+const totalNoteText = byId('total-note');
+const rollTitle = byId('roll-title');
+const advantageNote = byId('advantage-note');
+const rollText = byId('roll-text');
 const diceTarget = byId('dice');
 const rollFailure = byId('roll-failure');
 const oddsSection = byId('odds');
@@ -43,6 +52,25 @@ function formulaProblem(text: string): string | undefined {
 }
 
 type Bonus = number | string;
+
+/** The roll as written: its formula, its bonuses and the advantage it was rolled with. */
+function showTitle(description: RollDescription, bonuses: readonly Bonus[]): void {
+  const code = (text: string) => {
+    const node = document.createElement('code');
+    node.textContent = text;
+    return node;
+  };
+  const parts: Array<Node | string> = [code(description.formula)];
+  if (bonuses.length > 0) {
+    parts.push(' with bonuses ');
+    bonuses.forEach((bonus, index) => {
+      if (index > 0) parts.push(', ');
+      parts.push(code(String(bonus)));
+    });
+  }
+  if (description.advantage !== 'normal') parts.push(`, with ${description.advantage}`);
+  rollTitle.replaceChildren(...parts);
+}
 
 function readBonuses(): { bonuses: Bonus[]; problem: string | undefined } {
   const parts = bonusesInput.value
@@ -94,6 +122,15 @@ const table = new TableSession({
   idInput: byId<HTMLInputElement>('table-id'),
 });
 
+const odds = new OddsView({
+  wrap: byId('histogram-wrap'),
+  caption: byId('odds-caption'),
+  beyond: byId('odds-beyond'),
+  detail: byId('odds-detail'),
+  summary: byId('odds-summary'),
+  modes: byId<HTMLFormElement>('odds-form').elements.namedItem('odds-mode') as RadioNodeList,
+});
+
 /** The latest roll's odds request: an answer for an earlier roll arriving late is dropped. */
 let oddsAsked = 0;
 
@@ -115,16 +152,7 @@ async function showOdds(request: Record<string, unknown>, rolled: number): Promi
   if (asked !== oddsAsked) return;
   byId('odds-empty').hidden = true;
   byId('odds-body').hidden = false;
-  renderOdds(
-    {
-      wrap: byId('histogram-wrap'),
-      caption: byId('odds-caption'),
-      detail: byId('odds-detail'),
-      summary: byId('odds-summary'),
-    },
-    stats,
-    rolled,
-  );
+  odds.show(stats, rolled);
 }
 
 form.addEventListener('submit', (event) => {
@@ -158,9 +186,22 @@ async function roll(): Promise<void> {
     return;
   }
   const answer = (await response.json()) as RollResponse;
+  const description = describeRoll(answer, {
+    bonuses,
+    advantage: advantage as DescribedRequest['advantage'],
+  });
   result.hidden = false;
-  renderDice(diceTarget, answer);
+  showTitle(description, bonuses);
+  renderRoll(diceTarget, description);
   totalOutput.textContent = String(answer.total);
+  totalNoteText.textContent = totalNote(description);
+  rollText.textContent = description.text;
+  const ignored =
+    description.advantageAsked !== undefined && description.advantageAsked !== description.advantage;
+  advantageNote.hidden = !ignored;
+  advantageNote.textContent = ignored
+    ? `${description.advantageAsked === 'advantage' ? 'Advantage' : 'Disadvantage'} was asked for, but the formula has no plain d20 term (a d20 without keep or drop), so nothing changed.`
+    : '';
   if (features.stats) await showOdds(request, answer.total);
 }
 

@@ -1,10 +1,9 @@
 // A table in the page (docs/trust.md): create or join one (its id in the address to share), follow
 // its rolls live over Server-Sent Events, and check each entry here with the library's own
-// WebCrypto verifier (src/trust/verify.ts): its signature, its number and its link to the entry
-// before. A gap or a broken link is shown, never hidden.
-import { GENESIS_PREV, type Jwks } from '../src/trust/receipt.js';
-import { receiptHash, verifyReceipt } from '../src/trust/verify.js';
-import type { Receipt } from './types.js';
+// WebCrypto verifier (packages/client/src/verify.ts): its signature, its number and its link to
+// the entry before. A gap or a broken link is shown, never hidden.
+import { GENESIS_PREV, receiptHash, verifyReceipt } from '../packages/client/src/verify.js';
+import type { Jwks, Receipt } from './types.js';
 
 export interface TableView {
   status: HTMLElement;
@@ -92,7 +91,7 @@ export class TableSession {
     }
     this.lastSeq = seq;
     try {
-      this.lastHash = await receiptHash(entry as unknown as Parameters<typeof receiptHash>[0]);
+      this.lastHash = await receiptHash(entry);
     } catch {
       this.lastHash = '';
     }

@@ -1,8 +1,9 @@
-// The shapes of the answers the page reads: the client package's types (packages/client), which
-// test/client/contract.test.ts holds equal to what the server answers (docs/client.md).
+// The shapes of the answers the page reads: the client package's types, inferred from the one
+// declaration of each answer that the service also validates with (packages/client/src/shapes).
 export type {
   DieGroup,
   DieThrow,
+  Jwks,
   Receipt,
   RollResponse,
   StatsOutcome,

@@ -22,9 +22,9 @@ import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
-import LocalStore from '@fastify/rate-limit/store/LocalStore.js';
 import { defaultConfig } from '../dist/config.js';
 import { buildApp } from '../dist/http/app.js';
+import { MemoryRateStore } from '../dist/http/rate-limit-store.js';
 import { LIMITS } from '../dist/limits.js';
 import { corePinning, pinProcess } from './bench/cores.js';
 
@@ -400,10 +400,8 @@ function memory(): void {
   const addresses = SMOKE ? 1_000 : LIMITS.rateLimitAddresses;
   gc?.();
   const before = process.memoryUsage().heapUsed;
-  const store = new LocalStore(false, false, LIMITS.rateLimitAddresses);
-  for (let i = 0; i < addresses; i++) {
-    store.incr(`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, () => undefined, 60_000, 60);
-  }
+  const store = new MemoryRateStore(60_000, LIMITS.rateLimitAddresses);
+  for (let i = 0; i < addresses; i++) store.hit(`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`);
   gc?.();
   const used = process.memoryUsage().heapUsed - before;
   console.log(

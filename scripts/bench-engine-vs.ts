@@ -1,8 +1,8 @@
 // `npm run bench:engine-vs`: parse+roll of first-edition formulas by this build's engine, beside
 // another build of fairdice loaded into the same process (the code before the second edition, or
 // any other commit), interleaved round by round, in CPU time. The language's later editions must
-// not slow down what the first one could already write: docs/performance.md "First edition
-// against the code before the second" says how to build the baseline and records a run.
+// not slow down what the first one could already write: docs/performance.md#plain-formulas-against-an-older-build
+// says how to build the baseline and gives today's figures.
 //
 //   npm run bench:engine-vs -- --baseline ../fairdice-base [--rounds 7] [--slice-ms 200] [--json]
 //
@@ -173,7 +173,7 @@ async function main(): Promise<void> {
   if (current.ParseCache === undefined) throw new Error('this build exports no ParseCache');
   if (baseline === undefined) {
     process.stderr.write(
-      'No --baseline: this build only (uncached beside cached). To compare, build another checkout (docs/performance.md).\n',
+      'No --baseline: this build only (uncached beside cached). To compare, build another checkout (docs/performance.md#plain-formulas-against-an-older-build).\n',
     );
   }
 

@@ -1,18 +1,17 @@
 // `npm run bench:mcp`: what a `roll` tool call over /mcp costs the server against GET /v1/roll,
 // in one run on one server (the built dist/server.js), rounds interleaved. The figure is server
 // CPU per answered request (read from /proc, so Linux only); the target is a ratio of at most 3
-// (docs/performance.md). Only a ratio from one run means anything: the machine is shared.
+// (docs/performance.md#mcp-tool-calls). Only a ratio from one run means anything: the machine is shared.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { processCpuMicros } from './bench/service.js';
 
 const SERVER_JS = fileURLToPath(new URL('../dist/server.js', import.meta.url));
 const MAX_RATIO = 3;
-const CLOCK_TICKS_PER_SECOND = 100;
 
 interface Load {
   readonly label: string;
@@ -64,13 +63,6 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** utime + stime of a process, in microseconds (fields 14 and 15 of /proc/PID/stat). */
-function cpuMicros(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / CLOCK_TICKS_PER_SECOND;
-}
-
 async function startServer(): Promise<{ child: ChildProcess; base: string }> {
   const port = await freePort();
   const child = spawn(process.execPath, [SERVER_JS], {
@@ -118,7 +110,7 @@ async function run(
   seconds: number,
   connections: number,
 ): Promise<Round> {
-  const before = cpuMicros(pid);
+  const before = processCpuMicros(pid);
   const result = await autocannon({
     url: `${base}${load.path}`,
     method: load.method,
@@ -134,7 +126,7 @@ async function run(
   return {
     requests,
     non2xx: result.non2xx,
-    cpuMicrosPerRequest: requests > 0 ? (cpuMicros(pid) - before) / requests : Number.NaN,
+    cpuMicrosPerRequest: requests > 0 ? (processCpuMicros(pid) - before) / requests : Number.NaN,
   };
 }
 

@@ -1,12 +1,12 @@
 // `npm run bench:stats`: the exact distribution (/v1/stats's engine, cold: no cache) against the
 // only alternative a user has, sampling with our own roller: 100,000 rolls of the same formula.
 // The target: exact at most 1/10 of the sampling time. Times are CPU milliseconds of this
-// process, median of the rounds; docs/performance.md records a run.
+// process, median of the rounds; docs/performance.md#exact-distributions has figures.
 //
 //   npm run bench:stats [-- --rounds 3] [--rolls 100000] [--json] [--formula 5d10!kh3 ...]
 
 import { parseArgs } from 'node:util';
-import { prepareRoll } from '../src/roll/prepare.js';
+import { prepareRoll } from '../src/formula/index.js';
 import { rollPrepared } from '../src/roll/roll.js';
 import { distribution } from '../src/stats/distribution.js';
 import { median } from './bench/stats.js';

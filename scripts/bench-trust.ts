@@ -3,7 +3,7 @@
 // and stored in SQLite), plus rollOne beside the receipt-aware wrapper every roll now goes
 // through (the unsigned path must not slow down). (2) SSE fan-out: a server process, N
 // subscribers on one table (default 1,000), one roll: the time until the last subscriber has it.
-// Options: --subscribers N, --rolls N, --rounds N, --slice-ms N. docs/performance.md.
+// Options: --subscribers N, --rolls N, --rounds N, --slice-ms N. docs/performance.md#receipts-and-tables.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';

@@ -24,9 +24,9 @@ import {
   type HttpScenarioRounds,
   type RawResults,
 } from './bench/report.js';
+import { SERVICE_SCRIPT } from './bench/service.js';
 import { median, roundOrder } from './bench/stats.js';
 import {
-  BASELINE_DIR_VARIABLE,
   BASELINE_SCENARIO,
   ENGINE_FORMULAS,
   HTTP_SCENARIOS,
@@ -92,15 +92,14 @@ const QUICK: BenchConfig = {
 
 const CONFIGS = { full: FULL, quick: QUICK, smoke: SMOKE } as const;
 
-// Production settings: the rate limiter and the throws budget run on every request (they are
-// part of each request's cost) with budgets of a billion per minute and per second, far above
-// what one run can send, so they never answer 429; CORS is always on in buildApp; the log is pino at info level as `npm start` writes
-// it (per-request lines are off in production too), sent to /dev/null.
+// fairdice runs as a user starts it in production (./bench/service.ts: `node dist/server.js`,
+// NODE_ENV=production, the default SQLite store and a generated signing key, its log at the
+// default level to a pipe nobody reads) with only the limits lifted: the rate limiter and the
+// throws budget still run on every request (they are part of each request's cost), with budgets
+// of a billion per minute and per second, far above what one run can send, so they never answer 429.
 const FAIRDICE_ENV: NodeJS.ProcessEnv = {
   RATE_LIMIT_MAX: String(1_000_000_000),
-  RATE_LIMIT_WINDOW_MS: '60000',
   THROWS_PER_SECOND: String(1_000_000_000),
-  LOG_LEVEL: 'info',
   NODE_ENV: 'production',
 };
 
@@ -175,16 +174,15 @@ async function runHttp(
       scenarios.map(async ({ name, server: kind }) => {
         const handle = await startServer(kind, {
           // One folder per server: every thread (tsx's loader has its own) writes a profile there.
-          nodeFlags: profile ? ['--cpu-prof', `--cpu-prof-dir=profiles/${name}`] : [],
+          nodeFlags: profile ? ['--cpu-prof', `--cpu-prof-dir=${resolve('profiles', name)}`] : [],
           env:
             kind === 'bareFastify' || kind === 'bareFastifySameAnswer'
               ? { NODE_ENV: 'production' }
-              : kind === 'baseline'
-                ? { ...FAIRDICE_ENV, [BASELINE_DIR_VARIABLE]: baselineDir }
-                : FAIRDICE_ENV,
-          // The service's own log (pino, stdout) goes to /dev/null: written as in production, never shown.
+              : FAIRDICE_ENV,
+          // The service's own log (pino, stdout) is written as in production, never shown.
           quietStdout: kind !== 'bareFastify' && kind !== 'bareFastifySameAnswer',
           core: pinning?.serverCore,
+          checkout: kind === 'baseline' ? baselineDir : undefined,
         });
         return [name, handle] as const;
       }),
@@ -292,8 +290,8 @@ async function main(): Promise<void> {
   }
   // --baseline DIR: DIR's build answers GET /v1/roll?formula=1d20 as one more scenario of every round.
   const baselineDir = values.baseline === undefined ? undefined : resolve(values.baseline);
-  if (baselineDir !== undefined && !existsSync(resolve(baselineDir, 'dist/http/app.js'))) {
-    throw new Error(`--baseline ${values.baseline}: no dist/http/app.js there (build it: npm run build)`);
+  if (baselineDir !== undefined && !existsSync(resolve(baselineDir, SERVICE_SCRIPT))) {
+    throw new Error(`--baseline ${values.baseline}: no ${SERVICE_SCRIPT} there (build it: npm run build)`);
   }
   const scenarios = baselineDir === undefined ? chosen : [...chosen, BASELINE_SCENARIO];
   const choice = values['load-generator'] as LoadGeneratorChoice;
@@ -341,6 +339,7 @@ async function main(): Promise<void> {
       parts: [...parts].join(','),
       ...(baselineDir === undefined ? {} : { baseline: baselineDir }),
       loadGenerator,
+      fairdice: `${SERVICE_SCRIPT} as started by a user, NODE_ENV=production, default SQLite store, generated signing key; only RATE_LIMIT_MAX and THROWS_PER_SECOND lifted`,
       pinning: pinning
         ? `server children on core ${pinning.serverCore}, load generator on core ${pinning.loadCore} (taskset)`
         : 'none (needs taskset and 2 cores)',

@@ -1,7 +1,9 @@
 // The playground's --stats view: the exact distribution of a formula's total as a terminal
-// histogram, with the mean, the standard deviation, the percentiles and any truncation
-// (docs/stats.md explains the fields).
+// histogram of the totals where the mass is (at least 99.9 % of it, as the page draws it), what
+// lies beyond with its chance, the mean, the standard deviation, the percentiles and any
+// truncation (docs/stats.md explains the fields).
 
+import { chanceOf, oddsWindow, percentText } from '../packages/client/src/describe.js';
 import type { StatsResponse } from '../src/stats/distribution.js';
 
 /** Rows of the histogram at most; more totals are shown in equal ranges. */
@@ -13,9 +15,9 @@ export function statsLines(answer: StatsResponse): string[] {
   if (answer.listing === 'summary') {
     lines.push('  (too many totals to list: summary only)');
   } else {
-    // The far tails (a millionth at each end) would only add empty rows.
-    const outcomes = answer.outcomes.filter((o) => o.atMost >= 1e-6 && o.atLeast >= 1e-6);
-    const hidden = answer.outcomes.length - outcomes.length;
+    // The far tails would only add empty rows: what they hold is said below the bars.
+    const [first, last] = oddsWindow(answer.outcomes);
+    const outcomes = answer.outcomes.slice(first, last + 1);
     const per = Math.ceil(outcomes.length / ROWS);
     const rows: Array<{ label: string; probability: number }> = [];
     for (let i = 0; i < outcomes.length; i += per) {
@@ -33,7 +35,16 @@ export function statsLines(answer: StatsResponse): string[] {
       const bar = '#'.repeat(Math.round((probability / top) * BAR));
       lines.push(`  ${label.padStart(labelWidth)} ${(probability * 100).toFixed(3).padStart(7)}% ${bar}`);
     }
-    if (hidden > 0) lines.push(`  (${hidden} rarer totals at the ends not shown)`);
+    const beyond = (from: number, to: number, where: string) => {
+      const { probability, exact } = chanceOf(answer, from, to);
+      const range = `${answer.outcomes[from]!.total}..${answer.outcomes[to]!.total}`;
+      lines.push(
+        `  ${where} (${range}, not drawn): ${percentText(probability)}${exact === undefined ? '' : `, exactly ${exact}`}`,
+      );
+    };
+    if (first > 0) beyond(0, first - 1, `below ${outcomes[0]!.total}`);
+    if (last < answer.outcomes.length - 1)
+      beyond(last + 1, answer.outcomes.length - 1, `above ${outcomes.at(-1)!.total}`);
   }
   lines.push(
     `  min ${answer.min}  max ${answer.max}  mean ${round(answer.mean)} (${short(answer.meanExact)})  sd ${round(answer.sd)}`,

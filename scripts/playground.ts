@@ -9,28 +9,19 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { type DiceTerm, describeRoll, type RollDescription, termText } from '@fairdice/client/describe';
 import peggy from 'peggy';
-import { compareBounds, diceTermsOf } from '../src/formula/parse.js';
 import type {
   ComparePoint,
   DiceModifier,
   DiceNode,
-  DieGroup,
   ExpressionNode,
   ExpressionResult,
   FormulaNode,
   GroupModifier,
   RollRequest,
-  RollResponse,
 } from '../src/index.js';
-import {
-  DiceError,
-  FormulaError,
-  parseFormula,
-  parseFragment,
-  prepareRoll,
-  rollPrepared,
-} from '../src/index.js';
+import { DiceError, FormulaError, parseFormula, prepareRoll, rollPrepared } from '../src/index.js';
 import { distribution } from '../src/stats/distribution.js';
 import { statsLines } from './playground-stats.js';
 
@@ -118,6 +109,7 @@ function run(formula: string, options: Options): { text: string; ok: boolean } {
     const warnings: string[] = [];
     const roll = rollPrepared(prepared, { onDeprecation: (w) => warnings.push(`${w.item}: ${w.message}`) });
     const stats = options.stats ? distribution(request) : undefined;
+    const description = describeRoll(roll, request);
     if (options.json) {
       return { text: JSON.stringify({ ast, diceCount: prepared.diceCount, roll, stats }), ok: true };
     }
@@ -129,8 +121,8 @@ function run(formula: string, options: Options): { text: string; ok: boolean } {
       `dice: ${prepared.diceCount}`,
       '',
       'sample roll',
-      ...rollLines(diceTerms(ast, options), roll),
-      ...(roll.expression === undefined ? [] : ['', ...expressionTree(roll.expression, roll)]),
+      ...rollLines(description),
+      ...(roll.expression === undefined ? [] : ['', ...expressionTree(roll.expression, description)]),
       ...warnings.map((w) => `warning: ${w}`),
       ...(stats === undefined ? [] : ['', ...statsLines(stats)]),
     ];
@@ -252,16 +244,13 @@ function printNode(node: ExpressionNode): Printed {
 }
 
 /** The evaluated tree of the response, each node with its value. */
-function expressionTree(root: ExpressionResult, roll: RollResponse): string[] {
+function expressionTree(root: ExpressionResult, description: RollDescription): string[] {
   const exact = (node: { value: number; exact?: string }) => `= ${node.exact ?? node.value}`;
   const convert = (node: ExpressionResult): Printed => {
     switch (node.type) {
       case 'dice': {
-        const group = roll.dice[node.group]!;
-        return {
-          line: `dice #${node.group} (${group.results.length > 0 ? `d${group.sides}` : ''}) ${exact(node)}`,
-          children: [],
-        };
+        const term = description.terms[node.group]!;
+        return { line: `dice #${node.group} ${termText(term)} ${exact(node)}`, children: [] };
       }
       case 'number':
         return { line: `number ${exact(node)}`, children: [] };
@@ -286,7 +275,10 @@ function expressionTree(root: ExpressionResult, roll: RollResponse): string[] {
   };
   const lines: string[] = [];
   printTree(convert(root), '  ', true, lines, true);
-  return [`  expression (total = ${roll.total}, the root rounded down)`, ...lines.map((line) => `  ${line}`)];
+  return [
+    `  expression (total = ${description.total}, the root rounded down)`,
+    ...lines.map((line) => `  ${line}`),
+  ];
 }
 
 function comparison(compare: ComparePoint): string {
@@ -342,122 +334,24 @@ function describeDice(term: DiceNode): string {
   return `dice ${sign} ${term.count}${die}${label}${computed}`;
 }
 
-/** Every dice term of the formula, then of each string bonus: the order of the response's `dice`. */
-function diceTerms(ast: FormulaNode, options: Options): DiceNode[] {
-  const fragments = options.bonuses
-    .filter((b): b is string => typeof b === 'string')
-    .map((b) => parseFragment(b));
-  return [ast, ...fragments].flatMap((node) => diceTermsOf(node));
-}
-
 // --- sample roll ------------------------------------------------------------------------------
 
-/** One line per group: each die's throws in rolling order, as the roller recorded them. */
-function rollLines(dice: readonly DiceNode[], roll: RollResponse): string[] {
-  const lines = roll.dice.map((group, g) => `  ${groupHeader(group)}  ${markDice(group, dice[g])}`);
-  if (roll.modifiers.length > 0) lines.push(`  modifiers ${roll.modifiers.join(' ')} = ${roll.modifier}`);
-  lines.push(
-    `  total ${roll.total}  (advantage: ${roll.advantageState}${roll.tag ? `, tag: ${roll.tag}` : ''})`,
-  );
-  lines.push(
-    '  marks: * kept  _ dropped  r rerolled away  !N explosion extra  a~b face a recorded as b (min/max, !p)',
-    '         N~ at a min/max bound (the face behind it is recorded only with r, ro, !, !p, !!)',
-    '         +s success  +f failure  (a+b=c) compounded into one value',
-  );
-  return lines;
-}
-
-function groupHeader(group: DieGroup): string {
-  const sign = group.sign === -1 ? '-' : '+';
-  const times = group.multiplier === 1 ? '' : ` x${group.multiplier}`;
-  const dice = new Set(group.throws?.map((t) => t.die) ?? group.results.map((_, i) => i)).size;
-  const die = group.faces === undefined ? `d${group.sides}` : `d{${group.faces.join(',')}}`;
-  const label = group.label === undefined ? '' : ` [${group.label}]`;
-  const counted =
-    group.successes === undefined
-      ? ''
-      : ` (${group.successes} successes${group.failures === undefined ? '' : `, ${group.failures} failures`})`;
-  const naturals = `${group.naturalHigh ? ' natural high (crit)' : ''}${group.naturalLow ? ' natural low (fumble)' : ''}`;
-  const sets = group.matches === undefined ? '' : ` matching sets [${group.matches.join(', ')}]`;
-  return `${sign}${group.compounded ? dice : group.throws === undefined ? group.results.length : dice}${die}${label}${times} = ${group.total}${counted}${sets}${naturals}:`;
-}
-
-/** The success and failure ranges a term counts with (read from the formula, not the roll). */
-function counting(term: DiceNode | undefined): { success?: [number, number]; failure?: [number, number] } {
-  const out: { success?: [number, number]; failure?: [number, number] } = {};
-  for (const modifier of term?.modifiers ?? []) {
-    if (modifier.kind === 'success') out.success = compareBounds(modifier.compare);
-    if (modifier.kind === 'failure') out.failure = compareBounds(modifier.compare);
-  }
-  return out;
-}
-
-/** The min and max a term wrote (undefined when not written). */
-function writtenClamps(term: DiceNode): [number | undefined, number | undefined] {
-  let low: number | undefined;
-  let high: number | undefined;
-  for (const modifier of term.modifiers) {
-    if (modifier.kind === 'clamp' && modifier.bound === 'min') low = modifier.value;
-    if (modifier.kind === 'clamp' && modifier.bound === 'max') high = modifier.value;
-  }
-  return [low, high];
-}
-
-function markDice(group: DieGroup, term: DiceNode | undefined): string {
-  const { success, failure } = counting(term);
-  const inRange = (value: number, range: [number, number] | undefined) =>
-    range !== undefined && value >= range[0] && value <= range[1];
-  const counted = (value: number, kept: boolean) =>
-    !kept ? '' : `${inRange(value, success) ? '+s' : ''}${inRange(value, failure) ? '+f' : ''}`;
-  const shown = (value: number, face: number | undefined) =>
-    face === undefined ? `${value}` : `${face}~${value}`;
-  const throws = group.throws;
-  if (throws === undefined) {
-    // Without `throws` the face behind a clamped value is not recorded: mark values at a bound.
-    const [low, high] = term === undefined ? [undefined, undefined] : writtenClamps(term);
-    return group.results
-      .map((value, i) => {
-        const kept = group.keptFlags[i]!;
-        const bound = value === low || value === high ? '~' : '';
-        return `${value}${bound}${kept ? '*' : '_'}${group.successes === undefined ? '' : counted(value, kept)}`;
-      })
-      .join(' | ');
-  }
-  const dice: string[] = [];
-  for (let i = 0; i < throws.length; ) {
-    const die = throws[i]!.die;
-    const tokens: string[] = [];
-    const chain: string[] = [];
-    const dieIndex = dice.length;
-    for (; i < throws.length && throws[i]!.die === die; i++) {
-      const t = throws[i]!;
-      const next = throws[i + 1];
-      const replaced = next !== undefined && next.die === die && next.kind === 'reroll';
-      if (replaced) {
-        tokens.push(`${shown(t.value, t.face)}r`);
-        continue;
-      }
-      if (group.compounded) {
-        chain.push(shown(t.value, t.face));
-        continue;
-      }
-      const kept = group.keptFlags[i]!;
-      const mark = t.kind === 'explode' ? '' : kept ? '*' : '_';
-      const bang = t.kind === 'explode' ? '!' : '';
-      const counts = group.successes === undefined ? '' : counted(t.value, kept);
-      chain.push(`${bang}${shown(t.value, t.face)}${mark}${counts}`);
-    }
-    if (group.compounded) {
-      const value = group.results[dieIndex]!;
-      const kept = group.keptFlags[dieIndex]!;
-      const counts = group.successes === undefined ? '' : counted(value, kept);
-      tokens.push(`(${chain.join('+')}=${value})${kept ? '*' : '_'}${counts}`);
-    } else {
-      tokens.push(chain.join(' '));
-    }
-    dice.push(tokens.join(' '));
-  }
-  return dice.join(' | ');
+/**
+ * The sample roll as every face shows it (the client's description, docs/client.md): one line
+ * per term with its dice and marks, the total, and the roll's text form.
+ */
+function rollLines(description: RollDescription): string[] {
+  const termLine = (term: DiceTerm) => {
+    const advantage = term.advantage === undefined ? '' : `  (with ${term.advantage})`;
+    return `  ${termText(term)}  = ${term.total}${advantage}`;
+  };
+  return [
+    ...description.terms.map(termLine),
+    `  total ${description.total}  (advantage: ${description.advantage}${description.tag ? `, tag: ${description.tag}` : ''})`,
+    `  as text: ${description.text}`,
+    '  marks: (…) not counted  a→b a rerolled away for b  a!+b a exploded, b its extra  a+b=c compounded into c',
+    '         a↑b / a↓b face a recorded as b (min/max, !p)  ✓ success  ✗ failure  crit / fumble: a natural high / low',
+  ];
 }
 
 // --- trace ------------------------------------------------------------------------------------

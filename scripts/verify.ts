@@ -5,8 +5,8 @@
 // (--server, default http://127.0.0.1:3000). Exit code: 0 valid, 1 invalid, 2 could not check.
 // docs/trust.md, "Verifying".
 import { readFileSync } from 'node:fs';
-import type { Jwks } from '../src/trust/receipt.js';
-import { verifyChain, verifyReceipt } from '../src/trust/verify.js';
+import type { Jwks } from '../packages/client/src/types.js';
+import { verifyChain, verifyReceipt } from '../packages/client/src/verify.js';
 
 const USAGE = 'usage: npm run verify -- FILE [--jwks FILE|URL] [--server URL]';
 
@@ -28,7 +28,12 @@ async function loadJwks(source: string): Promise<Jwks> {
       fail(`cannot read the key set ${source}`);
     }
   }
-  const jwks = JSON.parse(text) as Jwks;
+  let jwks: Jwks;
+  try {
+    jwks = JSON.parse(text) as Jwks;
+  } catch {
+    fail(`${source} is not JSON`);
+  }
   if (!Array.isArray(jwks?.keys)) fail(`${source} is not a JWKS (no "keys" array)`);
   return jwks;
 }

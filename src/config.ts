@@ -62,7 +62,7 @@ export interface Config {
   /**
    * Every REST answer is checked against its operation's output schema before it is sent (an
    * answer outside it is a 500). On unless NODE_ENV=production: tests and development check every
-   * answer; in production the check would cost more than the roll (docs/performance.md).
+   * answer; in production the check would cost more than the roll (docs/performance.md#no-output-check-in-production).
    */
   checkOutputs: boolean;
   /**

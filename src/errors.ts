@@ -67,11 +67,21 @@ export const CODE_SCHEMAS: Partial<Record<ApiErrorCode, { schema: string; descri
 export const codesOf = (status: ErrorStatus): ApiErrorCode[] =>
   (Object.keys(ERROR_CODES) as ApiErrorCode[]).filter((code) => ERROR_CODES[code] === status);
 
-/** An error status in an operation's list of responses: its meaning and, when several, its codes. */
-export function statusDescription(status: ErrorStatus): string {
-  const codes = codesOf(status);
+/** The statuses `codes` travel with, in ascending order. */
+export const statusesOf = (codes: readonly ApiErrorCode[]): ErrorStatus[] =>
+  [...new Set(codes.map((code) => ERROR_CODES[code]))].sort((a, b) => a - b);
+
+/**
+ * An error status in an operation's list of responses: its meaning and, when several, the codes
+ * of `codes` (default: every code) it carries, in table order.
+ */
+export function statusDescription(
+  status: ErrorStatus,
+  codes: readonly ApiErrorCode[] = codesOf(status),
+): string {
+  const listed = codesOf(status).filter((code) => codes.includes(code));
   const { description } = ERROR_STATUSES[status];
-  return codes.length > 1 ? `${description} (${codes.join(', ')}).` : `${description}.`;
+  return listed.length > 1 ? `${description} (${listed.join(', ')}).` : `${description}.`;
 }
 
 /** The fixed messages; every other message is built where its error is thrown. */

@@ -1,6 +1,15 @@
 // fairdice's library entry: parse a formula, count its dice, roll it, and compute the exact
 // distribution of its total. Pure: no HTTP, no tRPC.
 
+export type { ChainResult, VerifyResult } from '@fairdice/client/verify';
+export {
+  canonicalJson,
+  GENESIS_PREV,
+  jwkThumbprint,
+  receiptHash,
+  verifyChain,
+  verifyReceipt,
+} from '@fairdice/client/verify';
 export * from './errors.js';
 export type {
   AdvantageModifier,
@@ -34,12 +43,12 @@ export type {
 } from './formula/ast.js';
 export type { ParseCacheOptions } from './formula/cache.js';
 export { ParseCache, parseCache } from './formula/cache.js';
+export type { Deprecation, GroupPlan, PreparedRoll, PrepareOptions } from './formula/index.js';
+export { countDice, prepareRoll } from './formula/index.js';
 export type { ParseFormulaOptions, ParseFragmentOptions } from './formula/parse.js';
 export { parseFormula, parseFragment } from './formula/parse.js';
 export { Rational } from './formula/rational.js';
 export { LIMITS, TAG_PATTERN } from './limits.js';
-export type { Deprecation, GroupPlan, PreparedRoll, PrepareOptions } from './roll/prepare.js';
-export { countDice, prepareRoll } from './roll/prepare.js';
 export type { SamplingMethod } from './roll/random.js';
 export { createCryptoRandom, createSampler, cryptoRandom, WordSampler } from './roll/random.js';
 export type { RollOptions, ThrowBudget } from './roll/roll.js';
@@ -65,8 +74,4 @@ export type {
   Truncation,
 } from './stats/distribution.js';
 export { checkDistribution, distribution, PERCENTILES } from './stats/distribution.js';
-export { canonicalJson } from './trust/canonical.js';
 export type { Ed25519Jwk, Jwks, Receipt, ReceiptBody, SignedRequest } from './trust/receipt.js';
-export { GENESIS_PREV } from './trust/receipt.js';
-export type { ChainResult, VerifyResult } from './trust/verify.js';
-export { jwkThumbprint, receiptHash, verifyChain, verifyReceipt } from './trust/verify.js';

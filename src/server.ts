@@ -3,7 +3,6 @@
 // First, before anything calls process.nextTick (src/tick-maps.ts).
 import './tick-maps.js';
 import cluster from 'node:cluster';
-import { pino } from 'pino';
 import { runPrimary } from './cluster.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { shutDownOnSignals } from './shutdown.js';
@@ -17,11 +16,15 @@ async function main(): Promise<void> {
     process.stderr.write(`fairdice: ${error.message}\n`);
     process.exit(1);
   }
+  // Readable lines for a person at a terminal, JSON lines for everything else (a pipe, a file, a
+  // collector). Cluster workers share the primary's stdout, so they decide alike.
+  const readable = process.stdout.isTTY === true;
   if (config.workers > 1 && cluster.isPrimary) {
+    const { serviceLogger } = await import('./http/request-log.js');
     runPrimary({
       workers: config.workers,
       graceMs: config.shutdownGraceMs,
-      logger: pino({ level: config.logLevel }),
+      logger: serviceLogger(config.logLevel, undefined, readable),
     });
     return;
   }
@@ -35,7 +38,7 @@ async function main(): Promise<void> {
   // The key and the store at start, not at the first receipt: a key file others can read, or a
   // DATA_DIR that cannot be written, stops start-up here with its reason.
   // One logger for the process: fastify has none of its own (src/http/request-log.ts).
-  const log = serviceLogger(config.logLevel);
+  const log = serviceLogger(config.logLevel, undefined, readable);
   const trust = await Trust.fromConfig(config, log);
   trust.announce();
   await trust.open(log);

@@ -8,7 +8,7 @@
 // every later tick (a served request makes about eight) is built by V8's runtime instead of
 // optimised code. A server with a growing old generation (caches, limiter memory) meets such a
 // collection within its first seconds; a bare route often never does. Holding one real tick
-// object keeps its chain alive, so the caches stay monomorphic (docs/performance.md#the-http-request-path).
+// object keeps its chain alive, so the caches stay monomorphic (docs/performance.md#tick-objects-keep-their-hidden-classes).
 // Seen on Node 20 and 24.
 import { createHook } from 'node:async_hooks';
 

@@ -1,7 +1,8 @@
-// The HTTP half of the benchmark: one child process per server under test (pinned to its own core
-// when it can be), and autocannon in this process as the second-opinion load generator (the main
-// one is wrk: ./wrk.ts). autocannon's latencies are timed here per response (its own histogram
-// rounds to whole milliseconds, too coarse for loopback replies).
+// The HTTP half of the benchmark: one process per server under test (pinned to its own core when
+// it can be), fairdice's own dist/server.js (./service.ts) or a reference server's child, and
+// autocannon in this process as the second-opinion load generator (the main one is wrk: ./wrk.ts).
+// autocannon's latencies are timed here per response (its own histogram rounds to whole
+// milliseconds, too coarse for loopback replies).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
@@ -9,19 +10,24 @@ import autocannon from 'autocannon';
 import { pinProcess } from './cores.js';
 import type { HttpRound } from './report.js';
 import type { ChildMessage, ParentMessage } from './server-child.js';
+import { startService } from './service.js';
 import { percentile } from './stats.js';
-import type { HttpScenario, ServerKind } from './workloads.js';
+import { type ChildKind, type HttpScenario, SERVICE_KINDS, type ServerKind } from './workloads.js';
 
 const CHILD_SCRIPT = fileURLToPath(new URL('./server-child.ts', import.meta.url));
+/** This checkout: its dist/server.js is the `fairdice` server. */
+const THIS_CHECKOUT = fileURLToPath(new URL('../../', import.meta.url));
 /**
- * Loaded before tsx and the child script, so every server kind holds node's tick maps from its
- * first process.nextTick on, as `npm start` does by importing it first (src/tick-maps.ts).
+ * Loaded before tsx and the child script, so every reference server holds node's tick maps from
+ * its first process.nextTick on, as dist/server.js does by importing it first (src/tick-maps.ts).
  */
 const TICK_MAPS = new URL('../../dist/tick-maps.js', import.meta.url).href;
 
 export interface ServerHandle {
   readonly kind: ServerKind;
   readonly port: number;
+  /** A service's own working directory, where its default store lives (./service.ts). */
+  readonly workingDirectory?: string;
   cpuMicros(): Promise<number>;
   stop(): Promise<void>;
 }
@@ -34,6 +40,8 @@ export interface StartOptions {
   readonly quietStdout?: boolean;
   /** Once ready, run the child on this core only (see ./cores.ts). */
   readonly core?: number | undefined;
+  /** The checkout whose dist/server.js a `fairdice` or `baseline` server runs (default: this one). */
+  readonly checkout?: string | undefined;
 }
 
 function waitForMessage<T extends ChildMessage['type']>(
@@ -63,7 +71,17 @@ function waitForMessage<T extends ChildMessage['type']>(
   });
 }
 
-export async function startServer(kind: ServerKind, options: StartOptions = {}): Promise<ServerHandle> {
+/**
+ * Starts one server under test: fairdice (and a --baseline build) as a user starts it, from its
+ * checkout's dist/server.js (./service.ts); the reference servers in a child of ./server-child.ts.
+ */
+export function startServer(kind: ServerKind, options: StartOptions = {}): Promise<ServerHandle> {
+  return SERVICE_KINDS.includes(kind as never)
+    ? startService(kind, options.checkout ?? THIS_CHECKOUT, options)
+    : startChild(kind as ChildKind, options);
+}
+
+async function startChild(kind: ChildKind, options: StartOptions): Promise<ServerHandle> {
   const node = [
     process.execPath,
     ...(options.nodeFlags ?? []),

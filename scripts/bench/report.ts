@@ -42,7 +42,7 @@ export interface RawResults {
 }
 
 /**
- * The targets (docs/performance.md), read from the main load generator's figures. Latency
+ * The targets (docs/performance.md#targets), read from the main load generator's figures. Latency
  * quotients are "at most"; throughput ratios "at least".
  */
 const TARGETS: Readonly<Record<string, Target>> = {

@@ -1,17 +1,16 @@
-// One server under load, in its own process so the load generator never shares its event loop.
-// Started by the bench with the server kind as argument; talks to the parent over the IPC channel.
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+// One reference server under load (fairdice itself runs as its own dist/server.js: ./service.ts),
+// in its own process so the load generator never shares its event loop. Started by the bench with
+// the server kind as argument; talks to the parent over the IPC channel.
 import Fastify, { type FastifyInstance } from 'fastify';
 import { fastifyTRPCOpenApiPlugin } from 'trpc-to-openapi';
 import type { DiceContext } from '../../dist/api/operations.js';
 import { appRouter } from '../../dist/api/router.js';
 import { StatsService } from '../../dist/api/stats-service.js';
 import { loadConfig } from '../../dist/config.js';
-import { buildApp, EXPOSED_HEADERS, timeoutOptions } from '../../dist/http/app.js';
+import { timeoutOptions } from '../../dist/http/app.js';
+import { EXPOSED_HEADERS } from '../../dist/http/cors.js';
 import { cryptoRandom, LIMITS, roll } from '../../dist/index.js';
-import { BARE_REPLY, BASELINE_DIR_VARIABLE, SERVER_KINDS, type ServerKind } from './workloads.js';
+import { BARE_REPLY, CHILD_KINDS, type ChildKind } from './workloads.js';
 
 export type ChildMessage =
   | { type: 'ready'; port: number }
@@ -74,24 +73,7 @@ async function buildTrpcToOpenapi(): Promise<FastifyInstance> {
   return app;
 }
 
-/**
- * Another build of fairdice (`--baseline DIR`), started exactly as this build's `fairdice` server
- * is: its own `buildApp(loadConfig(process.env))` from DIR/dist, with DIR's own dependencies.
- */
-async function buildBaseline(): Promise<FastifyInstance> {
-  const dir = process.env[BASELINE_DIR_VARIABLE];
-  if (!dir) throw new Error(`the baseline server needs ${BASELINE_DIR_VARIABLE}`);
-  const modules = ['dist/http/app.js', 'dist/config.js'].map((file) => resolve(dir, file));
-  const missing = modules.filter((file) => !existsSync(file));
-  if (missing.length > 0) throw new Error(`--baseline ${dir} is not built: no ${missing.join(', ')}`);
-  const [app, config] = (await Promise.all(modules.map((file) => import(pathToFileURL(file).href)))) as [
-    { buildApp: typeof buildApp },
-    { loadConfig: typeof loadConfig },
-  ];
-  return app.buildApp(config.loadConfig(process.env));
-}
-
-async function build(kind: ServerKind): Promise<FastifyInstance> {
+async function build(kind: ChildKind): Promise<FastifyInstance> {
   switch (kind) {
     case 'bareFastify':
       return buildBareFastify();
@@ -99,11 +81,6 @@ async function build(kind: ServerKind): Promise<FastifyInstance> {
       return buildBareFastifySameAnswer();
     case 'trpcToOpenapi':
       return buildTrpcToOpenapi();
-    case 'fairdice':
-      // The configuration comes from the environment the bench sets, exactly as `npm start` reads it.
-      return buildApp(loadConfig(process.env));
-    case 'baseline':
-      return buildBaseline();
   }
 }
 
@@ -112,8 +89,8 @@ function send(message: ChildMessage): void {
 }
 
 async function main(): Promise<void> {
-  const kind = process.argv[2] as ServerKind;
-  if (!SERVER_KINDS.includes(kind)) throw new Error(`unknown server kind: ${String(kind)}`);
+  const kind = process.argv[2] as ChildKind;
+  if (!CHILD_KINDS.includes(kind)) throw new Error(`unknown server kind: ${String(kind)}`);
   if (!process.send) throw new Error('server-child runs under the bench, with an IPC channel');
   const app = await build(kind);
   await app.listen({ host: '127.0.0.1', port: 0 });

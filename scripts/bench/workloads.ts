@@ -2,18 +2,19 @@
 // One list, read by the bench, the server child and the unit test, so they cannot drift apart.
 
 /**
- * The processes under load: fairdice itself, a bare fastify route, the bare route answering what
- * fairdice answers (a reference: see bareFastifySameAnswer below), trpc-to-openapi's adapter, and
- * with `--baseline DIR` another build of fairdice (DIR's `dist/`, started as this one is).
+ * The builds of fairdice under load, each started as a user starts it (`node dist/server.js`,
+ * ./service.ts): this checkout's, and with `--baseline DIR` DIR's.
  */
-export const SERVER_KINDS = [
-  'fairdice',
-  'bareFastify',
-  'bareFastifySameAnswer',
-  'trpcToOpenapi',
-  'baseline',
-] as const;
+export const SERVICE_KINDS = ['fairdice', 'baseline'] as const;
+/**
+ * The reference servers, each in a child of ./server-child.ts: a bare fastify route, the bare
+ * route answering what fairdice answers (see bareFastifySameAnswer below), trpc-to-openapi's adapter.
+ */
+export const CHILD_KINDS = ['bareFastify', 'bareFastifySameAnswer', 'trpcToOpenapi'] as const;
+/** The processes under load. */
+export const SERVER_KINDS = [...SERVICE_KINDS, ...CHILD_KINDS] as const;
 export type ServerKind = (typeof SERVER_KINDS)[number];
+export type ChildKind = (typeof CHILD_KINDS)[number];
 
 export interface HttpScenario {
   /** Key in the JSON report. */
@@ -100,9 +101,6 @@ export const BASELINE_SCENARIO: HttpScenario = {
   method: 'GET',
   path: '/v1/roll?formula=1d20',
 };
-
-/** Where the server child finds the baseline build's directory (set by the bench from --baseline). */
-export const BASELINE_DIR_VARIABLE = 'FAIRDICE_BENCH_BASELINE_DIR';
 
 /** The static body of the bare fastify route: about the size of a small roll's reply. */
 export const BARE_REPLY = { formula: '1d20', total: 11, advantageState: 'normal' } as const;

@@ -75,7 +75,9 @@ function describeIssue(issue: Issue, input: RawInput | undefined): string {
     case 'too_big':
       return describeBound(where, issue.origin, 'at most', Number(issue.maximum));
     case 'invalid_format':
-      return `${where} must be lowercase letters a to z only.`;
+      // Each format's schema writes what it looks like: "must be lowercase letters a to z only.",
+      // "must be a table's id as creating the table gave it: ...".
+      return `${where} ${issue.message}`;
     case 'invalid_value':
       return `${where} must be one of: ${issue.values.map(String).join(', ')}.`;
     case 'unrecognized_keys': {
@@ -91,9 +93,13 @@ function describeIssue(issue: Issue, input: RawInput | undefined): string {
   }
 }
 
-/** One message for a schema failure: the first problem, and how many more there are. */
+/**
+ * One message for a schema failure: the first problem, and how many more there are. An unknown
+ * field comes first: a field sent under another name is also a field missing, and the unknown
+ * name is what tells the caller which.
+ */
 export function describeIssues(issues: readonly Issue[], input?: RawInput): string {
-  const first = issues[0];
+  const first = issues.find((issue) => issue.code === 'unrecognized_keys') ?? issues[0];
   if (first === undefined) return 'The request is not valid.';
   const rest = issues.length - 1;
   const text = describeIssue(first, input);

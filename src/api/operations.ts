@@ -1,22 +1,13 @@
 // Every operation of the service, in one table. The tRPC router (src/api/router.ts), the REST
 // routes (src/http/routes.ts), the OpenAPI document (src/http/openapi.ts) and the MCP tools
-// (src/mcp/tools.ts) are all built from it: adding an operation is one entry here, and marking it
-// with `tool` exposes it to AI clients too. docs/api.md and docs/mcp.md describe them for callers.
-import { z } from 'zod';
-import type { ApiErrorCode, ErrorStatus } from '../errors.js';
+// (src/mcp/tools.ts) are all built from it: adding an operation is one entry here, and a marker
+// in src/mcp/markers.ts exposes it to AI clients too. docs/api.md and docs/mcp.md describe them
+// for callers.
+import type { z } from 'zod';
+import type { ApiErrorCode } from '../errors.js';
 import { LIMITS } from '../limits.js';
-import {
-  batchLines,
-  rollLine,
-  statsLine,
-  tableCreatedLine,
-  tableLogLines,
-  verifyLine,
-} from '../mcp/lines.js';
-import type { RandomSource } from '../roll/types.js';
-import type { Trust } from '../trust/service.js';
 import { VERSION } from '../version.js';
-import type { ThrowMeter } from './roll.js';
+import type { DiceContext } from './context.js';
 import {
   BatchRollRequestSchema,
   BatchRollResponseSchema,
@@ -27,7 +18,6 @@ import {
   RollResponseSchema,
 } from './schemas.js';
 import { StatsQuerySchema, StatsRequestSchema, StatsResponseSchema } from './stats-schemas.js';
-import type { StatsMeter, StatsService } from './stats-service.js';
 import {
   createTable,
   publishedKeys,
@@ -47,62 +37,7 @@ import {
   VerifyResultSchema,
 } from './trust-schemas.js';
 
-/** The one logging call operations make (pino-compatible, so a request logger carries its id). */
-interface RollLog {
-  warn(details: Record<string, unknown>, message: string): void;
-}
-
-/** Everything an operation needs from its caller: made per request by the HTTP layer. */
-export interface DiceContext {
-  log: RollLog;
-  random: RandomSource;
-  dicePerRoll: number;
-  dicePerBatch: number;
-  /** Exact distributions, computed off the event loop and cached (src/api/stats-service.ts). */
-  stats: StatsService;
-  /** Throws one request may make, rerolls and explosions included (THROWS_PER_REQUEST; default LIMITS.throwsPerRequest). */
-  throwsPerRequest?: number;
-  /** The client address's throws budget (docs/operations.md#what-one-address-can-cost); absent: none. */
-  throwMeter?: ThrowMeter | undefined;
-  /** The client address's share of the stats workers' time (docs/operations.md#what-one-address-can-cost); absent: none. */
-  statsMeter?: StatsMeter | undefined;
-  /** Receipts and tables (docs/trust.md): the signing key and the store; absent, they answer 503. */
-  trust?: Trust | undefined;
-  /** The client address (as TRUST_PROXY decides), which table creations count against. */
-  address?: string | undefined;
-}
-
-/**
- * The mark that exposes an operation as an MCP tool (docs/mcp.md): its input schema, output
- * schema and errors are the operation's; the marker adds what only a model reads.
- */
-export interface ToolMarker<In = never, Out = never> {
-  /** The tool's name: lowercase words joined by `_` (`roll`, `roll_batch`). */
-  name: string;
-  title: string;
-  /** What the tool does and when to call it, for a model; the notation's basics are appended. */
-  description: string;
-  /** It changes nothing anywhere (the tool's readOnlyHint). */
-  readOnly: boolean;
-  /** Calling it twice with the same arguments has the effect of calling it once (idempotentHint). */
-  idempotent: boolean;
-  /**
-   * Arguments only the tool takes, added to the operation's input object (the stats tool's
-   * `target`): validated with it, given to `line`, never to `run`.
-   */
-  extraInput?: Readonly<Record<string, z.ZodType>>;
-  /**
-   * Optional fields of the operation's input that the tool requires: one operation, several
-   * tools (`table_roll` is the roll operation with `table` required). A name the input lacks stops start-up.
-   */
-  requires?: readonly string[];
-  /** Fields of the operation's input the tool does not take (`roll` leaves `table` to `table_roll`). */
-  omits?: readonly string[];
-  /** The one line of text a model reads and quotes, from the output and the validated input. */
-  line(output: Out, input: In & Record<string, unknown>): string;
-}
-
-type OneOrMore<T> = T | readonly [T, ...T[]];
+export type { DiceContext } from './context.js';
 
 /**
  * One operation. `run` is transport-free: it gets the input already validated by `input` and
@@ -132,8 +67,11 @@ export interface Operation<
   tags: readonly string[];
   summary: string;
   description: string;
-  /** The error statuses the operation may answer; each is documented from src/errors.ts. */
-  errors: readonly ErrorStatus[];
+  /**
+   * The error codes the operation may answer (src/errors.ts), and through them its error
+   * statuses: the OpenAPI document lists exactly these for it.
+   */
+  errors: readonly ApiErrorCode[];
   run(
     input: I extends z.ZodType ? z.output<I> : undefined,
     ctx: DiceContext,
@@ -157,8 +95,6 @@ export interface Operation<
   runJson?(input: I extends z.ZodType ? z.output<I> : undefined, ctx: DiceContext): Promise<string>;
   /** 400 codes with a body schema of their own (src/errors.ts CODE_SCHEMAS) this operation may answer. */
   refuses?: readonly ApiErrorCode[];
-  /** Present: the operation is also an MCP tool, or several, one per marker (src/mcp/tools.ts). */
-  tool?: OneOrMore<ToolMarker<I extends z.ZodType ? z.output<I> : undefined, z.output<O>>>;
 }
 
 /** An entry of the table, with its input and output types inferred. */
@@ -166,12 +102,45 @@ const operation = <I extends z.ZodType | undefined, O extends z.ZodType, K exten
   entry: Operation<I, O, K>,
 ) => entry;
 
-const ROLL_ERRORS = [400, 413, 429, 500] as const satisfies readonly ErrorStatus[];
-/** A roll that asks for a receipt or names a table also meets the store (docs/trust.md). */
-const SIGNED_ROLL_ERRORS = [400, 404, 409, 413, 429, 500, 503] as const satisfies readonly ErrorStatus[];
-const STORE_READ_ERRORS = [400, 404, 429, 500, 503] as const satisfies readonly ErrorStatus[];
-/** /v1/stats also answers 503 when every worker is busy and the queue is full. */
-const STATS_ERRORS = [400, 413, 429, 500, 503] as const satisfies readonly ErrorStatus[];
+/** What any request may meet: the rate limit, and a fault of ours. */
+const ANY_REQUEST = ['rate_limited', 'internal_error'] as const satisfies readonly ApiErrorCode[];
+/**
+ * A roll from the query string: its input, its formula, its dice and throws budgets, and the store
+ * when it asks for a receipt (docs/trust.md). A GET has no body, so never payload_too_large.
+ */
+const QUERY_ROLL_ERRORS = [
+  'invalid_request',
+  'invalid_formula',
+  'too_many_dice',
+  'unavailable',
+  ...ANY_REQUEST,
+] as const satisfies readonly ApiErrorCode[];
+/** A roll from a body, which may also name a table: unknown or full (docs/trust.md). */
+const SIGNED_ROLL_ERRORS = [
+  ...QUERY_ROLL_ERRORS,
+  'payload_too_large',
+  'not_found',
+  'table_full',
+] as const satisfies readonly ApiErrorCode[];
+const STORE_READ_ERRORS = [
+  'invalid_request',
+  'not_found',
+  'unavailable',
+  ...ANY_REQUEST,
+] as const satisfies readonly ApiErrorCode[];
+/**
+ * /v1/stats from the query string: no dice are thrown, a formula may cost too much, and every
+ * worker may be busy (503).
+ */
+const STATS_QUERY_ERRORS = [
+  'invalid_request',
+  'invalid_formula',
+  'too_complex',
+  'unavailable',
+  ...ANY_REQUEST,
+] as const satisfies readonly ApiErrorCode[];
+/** /v1/stats from a body. */
+const STATS_ERRORS = [...STATS_QUERY_ERRORS, 'payload_too_large'] as const satisfies readonly ApiErrorCode[];
 
 /** A distribution never changes for a given version: a day of public caching. */
 const STATS_MAX_AGE_SECONDS = 86_400;
@@ -194,7 +163,7 @@ export const OPERATIONS = {
     description:
       'Rolls `formula` (send `+` as `%2B` in a URL) with an optional `advantage`. ' +
       'Takes no bonuses or tags; use POST /v1/roll for those. `receipt=true` adds a signed receipt (docs/trust.md).',
-    errors: [400, 413, 429, 500, 503],
+    errors: QUERY_ROLL_ERRORS,
     run: rollOneMaybeSigned,
   }),
 
@@ -211,34 +180,6 @@ export const OPERATIONS = {
       '`"receipt": true` adds a signed receipt; `"table": "<id>"` signs the roll and appends it to that table (docs/trust.md).',
     errors: SIGNED_ROLL_ERRORS,
     run: rollOneMaybeSigned,
-    tool: [
-      {
-        name: 'roll',
-        title: 'Roll dice',
-        description:
-          'Rolls a dice formula with a fair random source and returns every die, which counted, and the total. ' +
-          'Call it whenever a game needs a roll: never make a result up. Optional: advantage ' +
-          '(advantage or disadvantage), bonuses (integers or formula fragments), tags (the words a formula may end with), ' +
-          'receipt (true: a signed receipt anyone can verify). To roll where players can check every roll, use table_roll.',
-        readOnly: true,
-        idempotent: false,
-        omits: ['table'],
-        line: rollLine,
-      },
-      {
-        name: 'table_roll',
-        title: 'Roll dice at a table',
-        description:
-          "Rolls a dice formula at a table made by table_create: the roll is signed and appended to the table's log, " +
-          'which the players can read (table_log) and check, so every roll is seen, including any reroll. ' +
-          'Takes the same arguments as roll, with table (the id) required.',
-        readOnly: false,
-        idempotent: false,
-        requires: ['table'],
-        omits: ['receipt'],
-        line: rollLine,
-      },
-    ],
   }),
 
   batch: operation({
@@ -252,17 +193,6 @@ export const OPERATIONS = {
     description: `Rolls up to ${LIMITS.rollsPerBatch} requests in order. The dice of all rolls count against one batch budget (${LIMITS.dicePerBatch} by default); over it the whole batch is refused with too_many_dice.`,
     errors: SIGNED_ROLL_ERRORS,
     run: (input, ctx) => rollBatchMaybeSigned(input.rolls, ctx),
-    tool: {
-      name: 'roll_batch',
-      title: 'Roll several formulas',
-      description:
-        `Rolls up to ${LIMITS.rollsPerBatch} formulas at once, in order, one line per roll; their dice share one budget (${LIMITS.dicePerBatch} by default). ` +
-        "Each item takes roll's arguments; an item naming a table (from table_create) is signed and appended to that table's log, as with table_roll.",
-      // Not read-only: an item naming a table appends to that table's log.
-      readOnly: false,
-      idempotent: false,
-      line: batchLines,
-    },
   }),
 
   createTable: operation({
@@ -276,19 +206,8 @@ export const OPERATIONS = {
     description:
       'Creates a shared dice tray. Every roll made with `"table": "<id>"` is signed and appended to its log. ' +
       `Whoever holds the id may roll and read there. At most ${LIMITS.tablesPerHour} per address per hour by default.`,
-    errors: [429, 500, 503],
+    errors: ['too_many_tables', 'unavailable', ...ANY_REQUEST],
     run: (_input, ctx) => createTable(ctx),
-    tool: {
-      name: 'table_create',
-      title: 'Create a dice table',
-      description:
-        'Creates a table: a shared log of signed rolls for one game, so the players can check afterwards that ' +
-        'no roll was made again until it suited. Returns its id; roll there with table_roll and read it with table_log. ' +
-        'Create one per game and reuse it.',
-      readOnly: false,
-      idempotent: false,
-      line: tableCreatedLine,
-    },
   }),
 
   tableRolls: operation({
@@ -302,17 +221,6 @@ export const OPERATIONS = {
     description: `The entries with a sequence number above \`after\`, in order, at most ${LIMITS.tableRollsPerPage} at a time. New entries as they happen: GET /v1/tables/{id}/events (Server-Sent Events).`,
     errors: STORE_READ_ERRORS,
     run: (input, ctx) => tableRolls(input, ctx, LIMITS.tableRollsPerPage),
-    tool: {
-      name: 'table_log',
-      title: "Read a table's log",
-      description:
-        `The rolls made at a table, in order, at most ${LIMITS.tableRollsPerPage} at a time (after: the last sequence number already read). ` +
-        'Each entry is a signed receipt holding the hash of the one before, so a removed or altered roll shows. ' +
-        'One line per roll for the players.',
-      readOnly: true,
-      idempotent: true,
-      line: tableLogLines,
-    },
   }),
 
   storedRoll: operation({
@@ -339,19 +247,8 @@ export const OPERATIONS = {
     description:
       'Checks a receipt against the keys of /.well-known/jwks.json, for callers that cannot verify Ed25519 themselves. ' +
       'An invalid receipt is a 200 with `valid: false` and the reason.',
-    errors: ROLL_ERRORS,
+    errors: ['invalid_request', 'payload_too_large', ...ANY_REQUEST],
     run: verify,
-    tool: {
-      name: 'verify_receipt',
-      title: 'Verify a receipt',
-      description:
-        "Checks that a receipt (from roll with receipt true, table_roll or table_log) was signed by this fairdice's key " +
-        'and that no field was altered since: a die, the total, the formula, the time, the table entry. ' +
-        'A receipt that fails is no error: the answer says valid false and why.',
-      readOnly: true,
-      idempotent: true,
-      line: verifyLine,
-    },
   }),
 
   jwks: operation({
@@ -364,7 +261,7 @@ export const OPERATIONS = {
     summary: 'The public keys that verify receipts',
     description:
       "JWKS (RFC 7517): the current Ed25519 key first, then retired ones; each `kid` is the key's RFC 7638 thumbprint.",
-    errors: [429, 500],
+    errors: ANY_REQUEST,
     run: (_input, ctx) => publishedKeys(ctx),
   }),
 
@@ -377,7 +274,7 @@ export const OPERATIONS = {
     tags: ['service'],
     summary: 'Liveness',
     description: 'Answers while the service is up. Rolls nothing.',
-    errors: [429],
+    errors: ['rate_limited'],
     run: () => ({ status: 'ok' as const, version: VERSION }),
   }),
 
@@ -390,7 +287,7 @@ export const OPERATIONS = {
     tags: ['stats'],
     summary: 'Exact probabilities of a formula, from the query string',
     description: `${statsDescription} Answers carry an ETag and public caching; If-None-Match gives 304.`,
-    errors: STATS_ERRORS,
+    errors: STATS_QUERY_ERRORS,
     refuses: ['too_complex'],
     run: (input, ctx) => ctx.stats.distribution(input, ctx.statsMeter),
     runJson: (input, ctx) => ctx.stats.json(input, ctx.statsMeter),
@@ -410,18 +307,6 @@ export const OPERATIONS = {
     refuses: ['too_complex'],
     run: (input, ctx) => ctx.stats.distribution(input, ctx.statsMeter),
     runJson: (input, ctx) => ctx.stats.json(input, ctx.statsMeter),
-    tool: {
-      name: 'stats',
-      title: 'Exact odds of a formula',
-      description:
-        'The exact probability distribution of the total a roll of this formula would give: min, max, mean, ' +
-        'percentiles and every outcome with its chance. Call it before narrating a risk. Optional: target ' +
-        '(a total): the line then gives the chance of rolling at least it.',
-      readOnly: true,
-      idempotent: true,
-      extraInput: { target: z.number().int().optional() },
-      line: (output, input) => statsLine(output, input as { target?: unknown }),
-    },
   }),
 };
 

@@ -2,31 +2,18 @@
 // batch budget before any die is thrown, then roll with the context's random source. Throws the
 // engine's DiceErrors unchanged: the edges translate them.
 import { FormulaError, RequestError, TooManyDiceError } from '../errors.js';
+import { type PreparedRoll, prepareRoll } from '../formula/index.js';
 import { LIMITS } from '../limits.js';
-import { type PreparedRoll, prepareRoll } from '../roll/prepare.js';
 import { rollPrepared, type ThrowBudget } from '../roll/roll.js';
 import type { RollRequest, RollResponse } from '../roll/types.js';
-import type { DiceContext } from './operations.js';
+import type { DiceContext } from './context.js';
+
+export type { ThrowMeter } from './context.js';
 
 function deprecationLogger(ctx: DiceContext) {
   return (warning: { message: string; item: string }) => {
     ctx.log.warn({ deprecation: warning.item }, warning.message);
   };
-}
-
-/**
- * The address's throws budget (docs/operations.md#what-one-address-can-cost), one per request:
- * `admit` before any work refuses a spent budget (it throws the 429), `charge` afterwards takes
- * the throws the request made, whether its roll succeeded or not.
- */
-export interface ThrowMeter {
-  admit(): void;
-  charge(throws: number): void;
-  /**
-   * With a budget shared by several processes (Redis): resolves once the shared budget lets the
-   * request in, or rejects with the 429. Undefined: nothing to wait for (`admit` decides alone).
-   */
-  sharedAdmit(): Promise<void> | undefined;
 }
 
 /** Runs `work` once the meter admits it, then charges what it threw from `budget`. */
@@ -48,7 +35,7 @@ function throwBudgetOf(ctx: DiceContext): ThrowBudget {
 }
 
 // Written out rather than through `metered`: the one roll of every GET /v1/roll makes no closure
-// (docs/performance.md#the-http-request-path).
+// (docs/performance.md#no-closures-per-request).
 export function rollOne(request: RollRequest, ctx: DiceContext): RollResponse {
   const throwBudget = throwBudgetOf(ctx);
   const meter = ctx.throwMeter;

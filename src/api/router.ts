@@ -3,7 +3,7 @@
 import type { TRPCMutationProcedure, TRPCQueryProcedure } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { z } from 'zod';
-import { statusDescription } from '../errors.js';
+import { statusDescription, statusesOf } from '../errors.js';
 import { OPERATIONS, type Operation, operationList } from './operations.js';
 import { publicProcedure, router, toTrpcError } from './trpc.js';
 
@@ -31,7 +31,9 @@ function metaOf(entry: Operation): OpenApiMeta {
       tags: [...entry.tags],
       summary: entry.summary,
       description: entry.description,
-      errorResponses: Object.fromEntries(entry.errors.map((status) => [status, statusDescription(status)])),
+      errorResponses: Object.fromEntries(
+        statusesOf(entry.errors).map((status) => [status, statusDescription(status, entry.errors)]),
+      ),
     },
   };
 }

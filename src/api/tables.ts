@@ -1,8 +1,10 @@
 // The receipt and table operations: signed rolls, tables and their logs, stored receipts,
 // verification and the published keys. Store failures become the service's errors here: a
 // missing table 404, a full one 409, the creation quota 429, the store down 503 (docs/trust.md).
+import type { Roll, RollResponse, TableCreated, TableRolls } from '@fairdice/client/types';
+import { verifyReceipt } from '@fairdice/client/verify';
 import { DiceError, MESSAGES } from '../errors.js';
-import type { RollRequest, RollResponse } from '../roll/types.js';
+import type { RollRequest } from '../roll/types.js';
 import {
   StoreUnavailableError,
   TableFullError,
@@ -11,8 +13,7 @@ import {
 } from '../store/store.js';
 import type { Jwks, Receipt, SignedRequest } from '../trust/receipt.js';
 import type { Trust } from '../trust/service.js';
-import { verifyReceipt } from '../trust/verify.js';
-import type { DiceContext } from './operations.js';
+import type { DiceContext } from './context.js';
 import { rollBatch, rollOne } from './roll.js';
 
 /** A store failure as the service error it stands for; anything else unchanged. */
@@ -59,18 +60,14 @@ const wantsReceipt = (switches: RollSwitches) =>
   switches.receipt === true || switches.receipt === 'true' || switches.table !== undefined;
 
 /** Signs (and keeps) an already rolled result: at the table when one is named. */
-function signed(
-  request: RollRequest & RollSwitches,
-  roll: RollResponse,
-  trust: Trust,
-): Promise<RollResponse> {
+function signed(request: RollRequest & RollSwitches, roll: Roll, trust: Trust): Promise<RollResponse> {
   const asked = signedRequestOf(request);
   return translated(async () => {
     const receipt =
       request.table === undefined
         ? await trust.sign(asked, roll)
         : await trust.signAtTable(request.table, asked, roll);
-    return { ...roll, receipt } as RollResponse;
+    return { ...roll, receipt };
   });
 }
 
@@ -113,14 +110,6 @@ export async function rollBatchMaybeSigned(
   return { rolls: answered };
 }
 
-export interface TableCreated {
-  id: string;
-  createdAt: string;
-  maxEntries: number;
-  retentionDays: number;
-  links: { rolls: string; events: string };
-}
-
 export function createTable(ctx: DiceContext): Promise<TableCreated> {
   return translated(async () => {
     const table = await trustOf(ctx).createTable(ctx.address ?? 'unknown');
@@ -132,12 +121,6 @@ export function createTable(ctx: DiceContext): Promise<TableCreated> {
       links: { rolls: `/v1/tables/${table.id}/rolls`, events: `/v1/tables/${table.id}/events` },
     };
   });
-}
-
-export interface TableRolls {
-  table: string;
-  entries: number;
-  rolls: Receipt[];
 }
 
 export function tableRolls(

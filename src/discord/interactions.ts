@@ -4,6 +4,8 @@
 // with their validation and errors, under the budgets of the Discord user who asked: their throws
 // and stats budgets (the HTTP API's, keyed by user instead of by address), their share of commands,
 // and each channel's share of table operations.
+
+import { verifyChain } from '@fairdice/client/verify';
 import {
   type APIActionRowComponent,
   type APIApplicationCommandAutocompleteResponse,
@@ -22,13 +24,12 @@ import { parseInput } from '../api/input.js';
 import { type DiceContext, OPERATIONS } from '../api/operations.js';
 import { asTrustError } from '../api/tables.js';
 import { DiceError, MESSAGES, StatsBusyError, StatsSpentError, ThrowsSpentError } from '../errors.js';
+import { prepareRoll } from '../formula/index.js';
 import { LIMITS } from '../limits.js';
-import { prepareRoll } from '../roll/prepare.js';
 import type { RollResponse } from '../roll/types.js';
 import type { StatsResponse } from '../stats/distribution.js';
 import type { Receipt } from '../trust/receipt.js';
 import type { Trust } from '../trust/service.js';
-import { verifyChain } from '../trust/verify.js';
 import { buttonOf, COMMAND, customIdOf, NOTE_MAX_LENGTH, OPTION, TABLE_SUBCOMMAND } from './commands.js';
 import {
   cut,

@@ -13,11 +13,10 @@
 
 import { type APIInteractionResponse, InteractionResponseType, MessageFlags } from 'discord-api-types/v10';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { DiceContext } from '../api/operations.js';
 import type { Config } from '../config.js';
 import { RequestError } from '../errors.js';
 import { rateLimitedError, replyWithError } from '../http/errors.js';
-import { countingItself, handlerRateLimit } from '../http/rate-limit.js';
+import { countingItself } from '../http/rate-limit.js';
 import { ThrowBuckets } from '../http/throw-budget.js';
 import { LIMITS } from '../limits.js';
 import {
@@ -32,8 +31,6 @@ export const DISCORD_PATH = '/discord/interactions';
 
 export interface DiscordPluginOptions {
   config: Config;
-  /** The dice context of a request whose budgets count under `key` rather than its address. */
-  contextOf(request: FastifyRequest, key: string): DiceContext;
 }
 
 /** The answer when a command ran out of time: Discord shows nothing it receives after 3 s. */
@@ -65,14 +62,14 @@ const commandBudget = (config: Config) =>
   });
 
 export async function discordPlugin(app: FastifyInstance, options: DiscordPluginOptions): Promise<void> {
-  const { config, contextOf } = options;
+  const { config } = options;
   if (config.discordPublicKey === undefined || config.discordApplicationId === undefined) return;
   const publicKey = discordPublicKey(config.discordPublicKey);
   const applicationId = config.discordApplicationId;
   const commandsPerUser = commandBudget(config);
   const tableOpsPerChannel = commandBudget(config);
   const bodyLimit = LIMITS.discordBodyBytes;
-  const chargeAddress = handlerRateLimit(app);
+  const chargeAddress = (request: FastifyRequest) => app.rateLimit.charge(request);
 
   /** A request that is not Discord's: counted against its address, then 401 (or the 429). */
   const refuse = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
@@ -124,7 +121,7 @@ export async function discordPlugin(app: FastifyInstance, options: DiscordPlugin
         if (interaction.application_id !== applicationId) return refuse(request, reply);
         const links = { base: config.publicUrl ?? `https://${request.host}` };
         const setting: DiscordSetting = {
-          contextFor: (key) => ({ ...contextOf(request, key), address: key }),
+          contextFor: (key) => ({ ...app.diceContext(request, undefined, key), address: key }),
           commandsPerUser,
           tableOpsPerChannel,
           links,

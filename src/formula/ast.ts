@@ -1,13 +1,13 @@
 // The formula's syntax tree: what was written, as plain data (no classes, no functions, no
-// cycles), so it can be printed, compared and read by anything that evaluates dice: the roller
-// (src/roll/prepare.ts) and any later reader of the language. Built by the grammar's actions
-// (grammar/dice.peggy), checked by parse.ts: a tree returned by parseFormula/parseFragment obeys
-// every rule of docs/language.md, so a reader need not check ranges again.
+// cycles), so it can be printed and compared. Built by the grammar's actions (grammar/dice.peggy),
+// checked by src/formula/check.ts: a tree returned by parseFormula/parseFragment obeys every rule
+// of docs/language.md, and the plan compiler (src/formula/compile.ts) turns it into the roll plan
+// the back ends read (src/formula/plan.ts).
 //
-// Shape: a formula is a sum of terms (`FormulaNode.terms`). A first-edition formula has only
-// `dice` and `flat` terms, each carrying its sign. The second edition adds parentheses (`sum`),
-// products and quotients (`product`), a minus that is not a term's own sign (`negate`), functions
-// (`call`) and braces (`group`), which nest.
+// Shape: a formula is a sum of terms (`FormulaNode.terms`). A plain sum has only `dice` and
+// `flat` terms, each carrying its sign. Arithmetic adds parentheses (`sum`), products, quotients
+// and remainders (`product`), powers (`power`), a minus that is not a term's own sign (`negate`),
+// functions (`call`) and braces (`group`), which nest.
 
 export type Sign = 1 | -1;
 

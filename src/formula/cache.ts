@@ -9,7 +9,7 @@
 //
 // A Map in insertion order is the whole LRU (a hit moves its key to the end unless it moved
 // recently, an insert past the bound drops the first key): two operations are needed, and this
-// keeps the engine free of runtime dependencies. See docs/performance.md.
+// keeps the engine free of runtime dependencies. See docs/performance.md#the-parse-cache.
 
 import { LIMITS, TAG_PATTERN } from '../limits.js';
 import type { FormulaNode } from './ast.js';

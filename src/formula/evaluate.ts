@@ -1,61 +1,52 @@
-// Evaluates a checked formula tree exactly (docs/language.md, "Arithmetic and groups") and
-// builds the response's `expression`: each node with its value. Dice terms are leaves whose
-// values the caller supplies (the roller: each DieGroup's total), so this module never rolls;
-// with no dice it evaluates the constant divisors the parser must check.
+// Evaluates a plan's expression exactly (docs/language.md, "Arithmetic and groups") and builds
+// the response's `expression`: each node with its value. Dice terms are leaves whose outcomes
+// the caller supplies (the roller: each DieGroup's total), so this module never rolls; with no
+// dice it gives the value of a constant expression the checks must know (src/formula/expression.ts).
 
-import type { ExpressionResult, GroupItemResult } from '../roll/types.js';
-import type { CompareOperator, DiceNode, ExpressionNode, FunctionName, GroupNode, SumNode } from './ast.js';
+import type {
+  ExpressionNode as ExpressionResult,
+  GroupItem as GroupItemResult,
+} from '@fairdice/client/types';
+import type { FunctionName } from './ast.js';
+import { meets } from './compare.js';
+import {
+  type ExpressionPlan,
+  type GroupExpressionPlan,
+  KeepRule,
+  type PoolExpressionPlan,
+  unhandledKind,
+} from './plan.js';
 import { Rational } from './rational.js';
 
-/** What a rolled dice term contributes: its DieGroup's index, total and counts. */
+/** What a rolled dice term contributes: its DieGroup's total and counts. */
 export interface DiceOutcome {
-  group: number;
   total: number;
   successes?: number | undefined;
   failures?: number | undefined;
 }
 
-/** Supplies the outcome of each dice term (never called for a tree without dice). */
-export type DiceLookup = (dice: DiceNode) => DiceOutcome;
+/** Supplies the outcome of the dice term planned at `group` (never called for a tree without dice). */
+export type DiceLookup = (group: number) => DiceOutcome;
 
 export interface Evaluated {
   value: Rational;
   node: ExpressionResult;
 }
 
-const NO_DICE: DiceLookup = () => {
-  throw new Error('a constant expression has no dice');
-};
-
-/** The exact value of a tree without dice (a divisor), or of any tree given its dice. */
-export function constantValue(node: ExpressionNode, dice: DiceLookup = NO_DICE): Rational {
-  return evaluate(node, dice).value;
-}
-
-/** A sum of terms: one term stands for itself; several make one `+` node. */
-export function evaluateTerms(terms: readonly ExpressionNode[], dice: DiceLookup): Evaluated {
-  if (terms.length === 1) return evaluate(terms[0]!, dice);
-  const operands = terms.map((term) => evaluate(term, dice));
-  let value = Rational.of(0);
-  for (const operand of operands) value = value.add(operand.value);
-  return { value, node: operation('+', value, operands) };
-}
-
-export function evaluate(node: ExpressionNode, dice: DiceLookup): Evaluated {
+export function evaluate(node: ExpressionPlan, dice: DiceLookup): Evaluated {
   switch (node.kind) {
     case 'dice': {
-      const outcome = dice(node);
-      return {
-        value: Rational.of(outcome.total),
-        node: { type: 'dice', group: outcome.group, value: outcome.total },
-      };
+      const total = dice(node.group).total;
+      return { value: Rational.of(total), node: { type: 'dice', group: node.group, value: total } };
     }
-    case 'flat': {
-      const value = node.sign * node.value || 0;
-      return { value: Rational.of(value), node: { type: 'number', value } };
+    case 'number':
+      return { value: Rational.of(node.value), node: { type: 'number', value: node.value } };
+    case 'sum': {
+      const operands = node.terms.map((term) => evaluate(term, dice));
+      let value = Rational.of(0);
+      for (const operand of operands) value = value.add(operand.value);
+      return { value, node: operation('+', value, operands) };
     }
-    case 'sum':
-      return evaluateTerms(node.terms, dice);
     case 'negate': {
       const operand = evaluate(node.operand, dice);
       const value = operand.value.neg();
@@ -84,17 +75,25 @@ export function evaluate(node: ExpressionNode, dice: DiceLookup): Evaluated {
         node.name,
         args.map((a) => a.value),
       );
-      const result: ExpressionResult = {
-        type: 'function',
-        name: node.name,
-        ...numbers(value),
-        arguments: [],
+      return {
+        value,
+        node: value.isInteger()
+          ? { type: 'function', name: node.name, value: value.toNumber(), arguments: args.map((a) => a.node) }
+          : {
+              type: 'function',
+              name: node.name,
+              value: value.toNumber(),
+              exact: value.toString(),
+              arguments: args.map((a) => a.node),
+            },
       };
-      result.arguments = args.map((a) => a.node);
-      return { value, node: result };
     }
     case 'group':
       return evaluateGroup(node, dice);
+    case 'pool':
+      return evaluatePool(node, dice);
+    default:
+      return unhandledKind(node);
   }
 }
 
@@ -116,79 +115,37 @@ function apply(name: FunctionName, args: readonly Rational[]): Rational {
   }
 }
 
-/** A value as the response writes it: a JSON number, and `exact` when it is not an integer. */
-function numbers(value: Rational): { value: number; exact?: string } {
-  return value.isInteger()
-    ? { value: value.toNumber() }
-    : { value: value.toNumber(), exact: value.toString() };
-}
+// A value is written as a JSON number, and `exact` ("n/d") when it is not an integer. Each node
+// is one object literal of its keys in order: spreading a `{ value, exact }` into it costs more
+// than the rest of a small group's evaluation.
 
 function operation(
   operator: '+' | '-' | '*' | '/' | '%' | '^',
   value: Rational,
   operands: readonly Evaluated[],
 ): ExpressionResult {
-  return { type: 'operation', operator, ...numbers(value), operands: operands.map((o) => o.node) };
+  const nodes = operands.map((o) => o.node);
+  return value.isInteger()
+    ? { type: 'operation', operator, value: value.toNumber(), operands: nodes }
+    : { type: 'operation', operator, value: value.toNumber(), exact: value.toString(), operands: nodes };
 }
 
-/** Whether `value` meets a compare point (exactly, for fractional item totals). */
-export function meets(value: Rational, operator: CompareOperator, point: number): boolean {
-  const c = value.compare(Rational.of(point));
-  switch (operator) {
-    case '<':
-      return c < 0;
-    case '<=':
-      return c <= 0;
-    case '>':
-      return c > 0;
-    case '>=':
-      return c >= 0;
-    case '<>':
-      return c !== 0;
-    default:
-      return c === 0;
-  }
-}
-
-/**
- * A group: with two or more items (or no modifiers), keep/drop and counting act on the item
- * totals; a one-item group with modifiers is a pool whose dice the roller already selected and
- * counted, so its value is its item's (the sum of its DieGroups' totals).
- */
-function evaluateGroup(node: GroupNode, dice: DiceLookup): Evaluated {
+/** A group: its keep/drop and counting act on the item totals. */
+function evaluateGroup(node: GroupExpressionPlan, dice: DiceLookup): Evaluated {
   const items = node.items.map((item) => evaluate(item, dice));
-  const pool = node.items.length === 1 && node.modifiers.length > 0;
   const kept = items.map(() => true);
-  let successPoint: { operator: CompareOperator; value: number } | undefined;
-  let failurePoint: { operator: CompareOperator; value: number } | undefined;
-  for (const modifier of node.modifiers) {
-    if (modifier.kind === 'success') successPoint = modifier.compare;
-    else if (modifier.kind === 'failure') failurePoint = modifier.compare;
-    else if (!pool)
-      markKept(items, kept, modifier.kind === 'keep', modifier.mode === 'highest', modifier.amount);
-  }
+  if (node.keep !== undefined) markKept(items, kept, node.keep.rule, node.keep.amount);
   let value = Rational.of(0);
   let successes: number | undefined;
   let failures: number | undefined;
-  if (pool) {
-    value = items[0]!.value;
-    if (successPoint !== undefined) {
-      successes = 0;
-      failures = 0;
-      for (const term of poolTerms(node.items[0]!)) {
-        const outcome = dice(term);
-        successes += outcome.successes ?? 0;
-        failures += outcome.failures ?? 0;
-      }
-    }
-  } else if (successPoint !== undefined) {
+  const { success, failure } = node;
+  if (success !== undefined) {
     successes = 0;
     failures = 0;
     items.forEach((item, i) => {
       if (!kept[i]) return;
-      if (meets(item.value, successPoint.operator, successPoint.value)) successes!++;
-      if (failurePoint !== undefined && meets(item.value, failurePoint.operator, failurePoint.value))
-        failures!++;
+      if (meets(item.value, success)) successes!++;
+      if (failure !== undefined && meets(item.value, failure)) failures!++;
     });
     value = Rational.of(successes - failures);
   } else {
@@ -196,34 +153,58 @@ function evaluateGroup(node: GroupNode, dice: DiceLookup): Evaluated {
       if (kept[i]) value = value.add(item.value);
     });
   }
-  const itemResults: GroupItemResult[] = items.map((item, i) => ({
-    ...numbers(item.value),
-    kept: kept[i]!,
-    node: item.node,
-  }));
-  const result: ExpressionResult = { type: 'group', ...numbers(value), items: itemResults };
-  if (successes !== undefined) result.successes = successes;
-  if (failures !== undefined && failurePoint !== undefined) result.failures = failures;
-  if (node.label !== undefined) result.label = node.label.text;
-  return { value, node: result };
+  return groupResult(value, items, kept, successes, failure === undefined ? undefined : failures, node.label);
 }
 
-/** The dice terms of a pool group's item (the parser allows nothing else there). */
-export function poolTerms(item: SumNode): DiceNode[] {
-  return item.terms.filter((term): term is DiceNode => term.kind === 'dice');
+/**
+ * A pool group: the roller already selected and counted its dice, so its value is its item's
+ * (the sum of its DieGroups' totals) and its counts are theirs.
+ */
+function evaluatePool(node: PoolExpressionPlan, dice: DiceLookup): Evaluated {
+  const item = evaluate(node.item, dice);
+  let successes: number | undefined;
+  let failures: number | undefined;
+  if (node.counting) {
+    successes = 0;
+    failures = 0;
+    for (let group = node.first; group < node.first + node.size; group++) {
+      const outcome = dice(group);
+      successes += outcome.successes ?? 0;
+      failures += outcome.failures ?? 0;
+    }
+  }
+  return groupResult(item.value, [item], [true], successes, node.failures ? failures : undefined, node.label);
+}
+
+function groupResult(
+  value: Rational,
+  items: readonly Evaluated[],
+  kept: readonly boolean[],
+  successes: number | undefined,
+  failures: number | undefined,
+  label: string | undefined,
+): Evaluated {
+  const itemResults: GroupItemResult[] = items.map((item, i) =>
+    item.value.isInteger()
+      ? { value: item.value.toNumber(), kept: kept[i]!, node: item.node }
+      : { value: item.value.toNumber(), exact: item.value.toString(), kept: kept[i]!, node: item.node },
+  );
+  const result: ExpressionResult = value.isInteger()
+    ? { type: 'group', value: value.toNumber(), items: itemResults }
+    : { type: 'group', value: value.toNumber(), exact: value.toString(), items: itemResults };
+  if (successes !== undefined) result.successes = successes;
+  if (failures !== undefined) result.failures = failures;
+  if (label !== undefined) result.label = label;
+  return { value, node: result };
 }
 
 /**
  * Marks the kept items: ranked by value, of equal values the earlier first (kept first by a
  * keep, dropped first by a drop), as dice are.
  */
-function markKept(
-  items: readonly Evaluated[],
-  kept: boolean[],
-  keeping: boolean,
-  highest: boolean,
-  amount: number,
-) {
+function markKept(items: readonly Evaluated[], kept: boolean[], rule: KeepRule, amount: number) {
+  const keeping = rule === KeepRule.KeepHighest || rule === KeepRule.KeepLowest;
+  const highest = rule === KeepRule.KeepHighest || rule === KeepRule.DropHighest;
   const ranked = items
     .map((item, position) => ({ value: item.value, position }))
     .sort(

@@ -1,12 +1,12 @@
-// A fast path in front of the generated parser for the plain first-edition forms: a signed sum
+// A fast path in front of the generated parser for the plain sums: a signed sum
 // of dice terms (`NdS`, `dS`, `Nd%`, with kh/kl/k/dh/dl, adv/dis, !, !p, r/ro with a compare
 // point, xK) and integers, with the whitespace the grammar allows between them, and a trailing
 // tag word. For such a text it returns exactly the tree the parser built from grammar/dice.peggy
 // returns (same nodes, fields, key order and columns); for anything else (every error, every
-// second-edition form, anything doubtful) it returns undefined and the parser decides, so the
+// form beyond these, anything doubtful) it returns undefined and the parser decides, so the
 // grammar stays the one definition of the language and every error message stays the parser's.
 // Tests hold the two to the same trees over generated formulas (test/formula/scan.test.ts); why
-// this exists is in docs/performance.md "Parsing".
+// this exists is in docs/performance.md#the-scanner-for-plain-sums.
 //
 // It reads the text with charCodeAt and one cursor (`at`, module state: scanning is synchronous
 // and calls nothing outside this file, so no two scans ever interleave).
@@ -30,7 +30,7 @@ let at = 0;
 
 /**
  * The parser's tree for `source` read from `startRule` (a whole formula, or a bonus fragment
- * without a tag), or undefined when the text is not a plain first-edition sum the scanner knows.
+ * without a tag), or undefined when the text is not a plain sum the scanner knows.
  */
 export function scanFormula(source: string, startRule: 'Formula' | 'Fragment'): FormulaNode | undefined {
   text = source;
@@ -140,7 +140,7 @@ function term(): DiceNode | FlatNode | undefined {
   for (;;) {
     const code = text.charCodeAt(at);
     // The end of the term: whitespace, a sign or the end; anything else goes to the caller,
-    // which declines what it does not know (a label, an operator, a second-edition modifier).
+    // which declines what it does not know (a label, an operator, another modifier).
     if (code === SPACE || code === TAB || code === PLUS || code === MINUS || at === text.length) break;
     const modifier = diceModifier(code);
     if (modifier === undefined) return undefined;
@@ -159,12 +159,12 @@ function term(): DiceNode | FlatNode | undefined {
   };
 }
 
-/** One first-edition modifier starting with `code` at the cursor, or undefined. */
+/** One modifier of a plain sum starting with `code` at the cursor, or undefined. */
 function diceModifier(code: number): DiceModifier | undefined {
   const column = at + 1;
   if (code === BANG) {
     const next = text.charCodeAt(at + 1);
-    // `!!` (compounding) is the second edition's.
+    // `!!` (compounding) is the parser's.
     if (next === BANG) return undefined;
     const penetrate = lower(next) === 112; /* p */
     at += penetrate ? 2 : 1;
@@ -204,7 +204,7 @@ function diceModifier(code: number): DiceModifier | undefined {
           at += 3;
           return { kind: 'advantage', mode: 'disadvantage', column };
         }
-        // `d` and a digit is the second edition's bare drop.
+        // `d` and a digit (a bare drop) is the parser's.
         return undefined;
       }
     case 97 /* a */:
@@ -233,7 +233,7 @@ function diceModifier(code: number): DiceModifier | undefined {
 }
 
 /**
- * The first edition's compare point after r or ro: `N`, `=N`, `<N`, `<=N`, `>N`, `>=N`; null
+ * The compare point after r or ro in a plain sum: `N`, `=N`, `<N`, `<=N`, `>N`, `>=N`; null
  * when none is written; undefined for anything the scanner leaves to the parser (`<>`, a minus,
  * an operator without its number).
  */

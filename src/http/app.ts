@@ -1,47 +1,43 @@
-// The fastify application: the REST routes of the operation table, the tRPC endpoint, the
-// OpenAPI document, the index and the page at / (src/http/page.ts), CORS, rate limiting, body
-// limit and the one error envelope.
-// It never listens: tests drive it with inject or a real port; src/server.ts serves it.
+// The fastify application, composed of plugins, one concern per file: first what every request
+// meets, in this order (CORS and the preflight answer, the rate limit, the body rules, the fair
+// turn, the one error envelope), then the operations' context, then the routes (the REST routes
+// of the operation table, the table event stream, /mcp, /openapi.json, /docs, the page at /, and
+// tRPC). It never listens: tests drive it with inject or a real port; src/server.ts serves it.
 
 // First, before anything calls process.nextTick (src/tick-maps.ts).
 import '../tick-maps.js';
 import type { Server } from 'node:http';
-import { type FastifyTRPCPluginOptions, fastifyTRPCPlugin } from '@trpc/server/adapters/fastify';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyHttpOptions,
   type FastifyInstance,
-  type FastifyReply,
-  type FastifyRequest,
   LogController,
 } from 'fastify';
 import type { DestinationStream } from 'pino';
-import { type DiceContext, OPERATIONS, type Operation } from '../api/operations.js';
+import { OPERATIONS, type Operation } from '../api/operations.js';
 import { type AppRouter, appRouter, routerOf } from '../api/router.js';
-import { StatsService } from '../api/stats-service.js';
-import { fromTrpcError } from '../api/trpc.js';
+import type { StatsService } from '../api/stats-service.js';
 import type { Config } from '../config.js';
 import { discordPlugin } from '../discord/plugin.js';
-import { DiceError, MESSAGES, RequestError } from '../errors.js';
 import { LIMITS } from '../limits.js';
-import { cryptoRandom } from '../roll/random.js';
 import type { RandomSource } from '../roll/types.js';
-import { exitIfPastGrace } from '../shutdown.js';
-import { Trust } from '../trust/service.js';
+import type { Trust } from '../trust/service.js';
 import { PACKAGE_NAME, VERSION } from '../version.js';
 import { capConnections, checkingIntervalMs, requestKeys } from './connections.js';
+import { corsPlugin } from './cors.js';
+import { diceContextPlugin } from './dice-context.js';
 import { docsPlugin } from './docs.js';
-import { answerClientError, needsLogging, replyWithError } from './errors.js';
-import { MCP_PATH, registerMcpRoute } from './mcp.js';
-import { buildOpenApiDocument } from './openapi.js';
-import { type BuiltPage, loadPage, registerPage } from './page.js';
-import { registerRateLimit } from './rate-limit.js';
+import { answerClientError, errorHandlingPlugin, replyWithError } from './errors.js';
+import { MCP_PATH, mcpPlugin } from './mcp.js';
+import { openApiPlugin } from './openapi.js';
+import { type BuiltPage, loadPage, pagePlugin } from './page.js';
+import { rateLimitPlugin } from './rate-limit.js';
+import { requestBodyPlugin } from './request-body.js';
 import { requestLoggerFactoryOf, serviceLogger } from './request-log.js';
-import { registerRestRoutes } from './routes.js';
-import { StatsBudget } from './stats-budget.js';
-import { registerTableEvents } from './table-events.js';
-import { ThrowBuckets } from './throw-budget.js';
-import { fairTurns, TURN_BUDGET_MS } from './turns.js';
+import { restRoutesPlugin } from './routes.js';
+import { tableEventsPlugin } from './table-events.js';
+import { trpcPlugin } from './trpc.js';
+import { fairTurnsPlugin } from './turns.js';
 
 /** Test-only ways in; nothing here is reachable over HTTP. */
 export interface AppSeams {
@@ -68,10 +64,6 @@ const loadBuiltPage = (): BuiltPage | undefined => {
   return builtPage.page;
 };
 
-/** The response headers a page on another origin may read: the limits' and the validator (docs/api.md#headers). */
-export const EXPOSED_HEADERS =
-  'retry-after, x-ratelimit-limit, x-ratelimit-remaining, x-ratelimit-reset, x-ratelimit-throws-limit, x-ratelimit-throws-remaining, x-ratelimit-throws-reset, x-ratelimit-stats-limit, x-ratelimit-stats-remaining, x-ratelimit-stats-reset, etag';
-
 const INDEX_LINKS = {
   openapi: '/openapi.json',
   health: '/v1/health',
@@ -97,14 +89,14 @@ export function timeoutOptions(config: Config): FastifyHttpOptions<Server> {
   };
 }
 
-export async function buildApp(config: Config, seams: AppSeams = {}): Promise<FastifyInstance> {
+/** The fastify server's own options: logging, limits, timeouts, proxies and what never reaches a route. */
+function serverOptions(config: Config, log: FastifyBaseLogger): FastifyHttpOptions<Server> {
   const bodyLimit = config.bodyLimitBytes;
-  const log = seams.logger ?? serviceLogger(config.logLevel, seams.logStream);
-  const app = Fastify({
+  return {
     // No `logger`: with one, fastify adds listeners and reads the clock on every response for
     // per-request lines that are off anyway. Every line goes to `log` instead: request.log is a
     // child of it (below), and what fastify would log itself is logged by us (the listening
-    // address in src/server.ts); `app.log` writes nowhere (docs/performance.md#the-http-request-path).
+    // address in src/server.ts); `app.log` writes nowhere (docs/performance.md#logging-off-the-request-path).
     // Per-request log lines cost more than a roll; errors and deprecations are still logged.
     logController: new LogController({ disableRequestLogging: true }),
     // request.log makes its pino child of `log` (with the request id) only when a request logs.
@@ -121,179 +113,79 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
         : config.trustProxy,
     // What node's HTTP parser refuses never reaches a route: answered in the envelope too.
     clientErrorHandler: answerClientError,
-    // A malformed URL (`/v1/roll%`) never reaches the error handler.
+    // A malformed URL (`/v1/roll%`) never reaches a hook or the error handler.
     frameworkErrors: (error, request, reply) => {
       reply.header('access-control-allow-origin', '*').header('x-content-type-options', 'nosniff');
       replyWithError(request, reply, error, bodyLimit);
     },
-  });
+  };
+}
 
-  const guard = capConnections(app.server, config);
+export async function buildApp(config: Config, seams: AppSeams = {}): Promise<FastifyInstance> {
+  const bodyLimitBytes = config.bodyLimitBytes;
+  const log = seams.logger ?? serviceLogger(config.logLevel, seams.logStream);
+  const app = Fastify(serverOptions(config, log));
   if (config.trustProxy === true) {
     log.warn(
       {},
       'TRUST_PROXY=true trusts every X-Forwarded-For entry, which any client can forge to get a fresh rate limit: set the hop count (TRUST_PROXY=1) or the proxy addresses instead',
     );
   }
-
-  // Only JSON bodies: text/plain would otherwise be parsed and reach the schemas as a string.
-  app.removeContentTypeParser('text/plain');
-
-  // Every limit counts a request under its address's key, computed once per request.
+  // Connections are capped per address before a byte is read; every limit counts a request
+  // under its address's key, computed once per request (src/http/connections.ts).
+  const guard = capConnections(app.server, config);
   const keyOf = requestKeys(app, config.ipv6PrefixLength);
-  const { count, shared } = await registerRateLimit(app, config, log, keyOf, guard);
-  // Bodies are read as they arrive: a compressed one would only ever fail as bad JSON.
-  const unsupportedEncoding = new RequestError(MESSAGES.unsupportedEncoding);
-  const refuseEncoding = (request: FastifyRequest, reply: FastifyReply) =>
-    replyWithError(request, reply, unsupportedEncoding, bodyLimit);
-  // One root onRequest hook for what every request meets first, in this order: the CORS and
-  // nosniff headers (a preflight is answered here, uncounted), the rate limit's count (its
-  // 429), then the refusal of a compressed body. One hook instead of three: fastify's hook
-  // chain costs something per hook and per request (docs/performance.md#the-http-request-path).
-  app.addHook('onRequest', function admit(request, reply, done) {
-    reply
-      .header('access-control-allow-origin', '*')
-      .header('access-control-expose-headers', EXPOSED_HEADERS)
-      .header('x-content-type-options', 'nosniff');
-    if (request.method === 'OPTIONS') {
-      reply
-        .code(204)
-        .header('access-control-allow-methods', 'GET, POST, OPTIONS')
-        .header(
-          'access-control-allow-headers',
-          request.headers['access-control-request-headers'] ?? 'content-type',
-        )
-        .header('access-control-max-age', '86400')
-        .send();
-      return;
-    }
-    const encoding = request.headers['content-encoding'];
-    if (encoding === undefined || encoding.trim().toLowerCase() === 'identity') {
-      count(request, reply, done);
-      return;
-    }
-    count(request, reply, (error) => (error === undefined ? refuseEncoding(request, reply) : done(error)));
+
+  // What every request meets first, in this order (each plugin's hooks run in registration order).
+  await app.register(corsPlugin);
+  await app.register(rateLimitPlugin, {
+    max: config.rateLimitMax,
+    windowMs: config.rateLimitWindowMs,
+    redisUrl: config.redisUrl,
+    log,
+    keyOf,
+    guard,
   });
-  // During a shutdown, past its grace, the process exits before starting another request's work;
-  // otherwise it starts when its address's turn comes (src/http/turns.ts).
-  const takeTurn = fairTurns(TURN_BUDGET_MS, undefined, exitIfPastGrace);
-  app.addHook('preHandler', (request, _reply, done) => {
-    exitIfPastGrace();
-    takeTurn(keyOf(request), done);
+  await app.register(requestBodyPlugin, { bodyLimitBytes });
+  await app.register(fairTurnsPlugin, { keyOf });
+  await app.register(errorHandlingPlugin, { bodyLimitBytes });
+
+  // What the operations run with.
+  await app.register(diceContextPlugin, {
+    config,
+    log,
+    keyOf,
+    random: seams.random,
+    trust: seams.trust,
+    stats: seams.stats,
   });
 
-  app.setErrorHandler((error, request, reply) => replyWithError(request, reply, error, bodyLimit));
-  const notFound = new DiceError('not_found', MESSAGES.notFound);
-  app.setNotFoundHandler((request, reply) => replyWithError(request, reply, notFound, bodyLimit));
-
-  const random = seams.random ?? cryptoRandom;
-  const trust = seams.trust ?? (await Trust.fromConfig(config, log));
-  if (seams.trust === undefined) app.addHook('onClose', () => trust.close());
-  // Its worker threads start on the first /v1/stats request and stop with the app.
-  const stats = seams.stats ?? new StatsService({ dicePerRoll: config.dicePerRoll });
-  app.addHook('onClose', () => stats.close());
-  // Every roll of an address draws on its throws budget (docs/operations.md#what-one-address-can-cost).
-  const throwBuckets = new ThrowBuckets({
-    burst: config.throwsBurst,
-    perSecond: config.throwsPerSecond,
-    addresses: LIMITS.rateLimitAddresses,
-    // With REDIS_URL, shared by every instance through the request limit's connection.
-    shared,
-  });
-  // Every uncached distribution of an address draws on its share of the stats workers' time.
-  const statsBudget = new StatsBudget({
-    burstMs: config.statsBurstMs,
-    msPerSecond: config.statsMsPerSecond,
-    addresses: LIMITS.rateLimitAddresses,
-  });
-  // The budgets' key: the request limit's (an IPv4 address as it is, an IPv6 one by its prefix),
-  // unless the caller counts the request under another (a Discord user).
-  const contextOf = (request: FastifyRequest, reply?: FastifyReply, key = keyOf(request)): DiceContext => {
-    return {
-      log: request.log,
-      random,
-      dicePerRoll: config.dicePerRoll,
-      dicePerBatch: config.dicePerBatch,
-      stats,
-      throwsPerRequest: config.throwsPerRequest,
-      throwMeter: throwBuckets.meter(key, reply),
-      statsMeter: statsBudget.meter(key, reply),
-      trust,
-      address: request.ip,
-    };
-  };
-
-  // A stream, not an operation: a hand-written route beside the table's.
-  registerTableEvents(app, {
-    trust,
-    replyWithError: (request, reply, error) => replyWithError(request, reply, error, bodyLimit),
-  });
-
+  // The routes.
   const operations = seams.operations ?? OPERATIONS;
   // The service's router is built once at import; only a test's own table builds another.
   const router = seams.operations === undefined ? appRouter : (routerOf(operations) as unknown as AppRouter);
-  registerRestRoutes(app, operations, {
-    contextOf,
-    bodyLimitBytes: bodyLimit,
-    checkOutputs: config.checkOutputs,
-  });
-  await registerMcpRoute(app, operations, {
-    contextOf,
-    bodyLimitBytes: bodyLimit,
-    trustProxy: config.trustProxy,
-  });
-
-  await app.register(discordPlugin, {
-    config,
-    contextOf: (request, key) => contextOf(request, undefined, key),
-  });
-
-  const openapi = JSON.stringify(buildOpenApiDocument(router, operations, bodyLimit));
-  app.get('/openapi.json', (_request, reply) => reply.type('application/json; charset=utf-8').send(openapi));
-
+  await app.register(restRoutesPlugin, { operations, bodyLimitBytes, checkOutputs: config.checkOutputs });
+  // A stream, not an operation: a hand-written route beside the table's.
+  await app.register(tableEventsPlugin, { bodyLimitBytes });
+  await app.register(mcpPlugin, { operations, bodyLimitBytes, trustProxy: config.trustProxy });
+  await app.register(discordPlugin, { config });
+  await app.register(openApiPlugin, { url: INDEX_LINKS.openapi, router, operations, bodyLimitBytes });
   await app.register(docsPlugin, {
     openapiUrl: INDEX_LINKS.openapi,
     routePrefix: INDEX_LINKS.docs,
     assetsPerWindow: LIMITS.docsAssetsPerWindow,
   });
-
-  const index = JSON.stringify({ name: PACKAGE_NAME, version: VERSION, links: INDEX_LINKS });
-  await registerPage(
-    app,
+  await app.register(pagePlugin, {
     log,
-    index,
-    seams.page === undefined ? loadBuiltPage() : (seams.page ?? undefined),
-    LIMITS.docsAssetsPerWindow,
-  );
-
-  // Its own scope: the tRPC plugin replaces the JSON parser, which must not leak onto REST routes.
-  await app.register(async (scope) => {
-    await scope.register(fastifyTRPCPlugin, {
-      prefix: '/trpc',
-      trpcOptions: {
-        router,
-        // One call per HTTP request: a batched call would roll many times (and throw many
-        // budgets of dice) for one counted request, getting round the rate limit and the
-        // batch dice budget. `batch` is the procedure for several rolls at once.
-        allowBatching: false,
-        createContext: ({ req, res }) => contextOf(req, res),
-        onError({ error, req }) {
-          if (needsLogging(fromTrpcError(error))) req.log.error({ err: error }, 'tRPC call failed');
-        },
-        // An error that says when to retry (a spent budget's 429, a busy stats pool's 503) says it
-        // in retry-after too, as on REST (src/http/errors.ts).
-        responseMeta({ errors }) {
-          const known = errors[0] === undefined ? undefined : fromTrpcError(errors[0]);
-          const seconds = (known as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
-          return typeof seconds === 'number' ? { headers: { 'retry-after': String(seconds) } } : {};
-        },
-      } satisfies FastifyTRPCPluginOptions<AppRouter>['trpcOptions'],
-    });
+    index: JSON.stringify({ name: PACKAGE_NAME, version: VERSION, links: INDEX_LINKS }),
+    page: seams.page === undefined ? loadBuiltPage() : (seams.page ?? undefined),
+    assetsPerWindow: LIMITS.docsAssetsPerWindow,
   });
+  await app.register(trpcPlugin, { router });
 
   await app.ready();
   // Not listening before Redis answers (or the start-up wait is over): a replacement worker would
   // otherwise count its first requests in an empty local store.
-  await shared?.whenReady(config.redisStartupWaitMs);
+  await app.rateLimit.shared?.whenReady(config.redisStartupWaitMs);
   return app;
 }

@@ -7,8 +7,8 @@
 // answers per hold, however fast it reconnects (docs/operations.md#rate-limiting).
 import type { Server, Socket } from 'node:net';
 import { BlockList, isIPv6 } from 'node:net';
-import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Address6 } from 'ip-address';
 import type { TrustProxy } from '../config.js';
 import { DiceError, MESSAGES } from '../errors.js';
 import { LIMITS } from '../limits.js';
@@ -18,16 +18,31 @@ const ipv6Keys = new Map<string, string>();
 const IPV6_KEYS_REMEMBERED = 10_000;
 
 /**
- * The key an address is counted under, the rate limiter's own: an IPv4 address itself (an
- * IPv4-mapped IPv6 address as its IPv4 form), an IPv6 address as the start of its prefix.
+ * The key of an IPv6 address: an IPv4-mapped one as its IPv4 form, any other as the first address
+ * of its prefix (all of it at 128), in RFC 5952's form (lower case, the longest run of zeros as
+ * `::`). Anything else (an X-Forwarded-For entry that is no address) as itself, in lower case.
+ * The keys of @fastify/rate-limit, which counted requests before: a Redis shared with an
+ * instance of that version holds the same keys (src/http/rate-limit-store.ts).
+ */
+function ipv6Key(address: string, prefixLength: number): string {
+  if (!isIPv6(address)) return address.toLowerCase();
+  const parsed = new Address6(address);
+  if (parsed.isMapped4()) return parsed.to4().correctForm();
+  if (prefixLength >= 128) return parsed.correctForm();
+  return new Address6(`${address}/${prefixLength}`).startAddress().correctForm();
+}
+
+/**
+ * The key an address is counted under: an IPv4 address itself (an IPv4-mapped IPv6 address as
+ * its IPv4 form), an IPv6 address as the start of its prefix.
  */
 export function addressKey(address: string, prefixLength: number): string {
-  // What normalizeIP gives an address that is not IPv6, without its IPv6 test: every request asks.
+  // An address without `:` is no IPv6 address: no parsing for it (every request asks).
   if (!address.includes(':')) return address.toLowerCase();
   const cacheKey = `${prefixLength}/${address}`;
   let key = ipv6Keys.get(cacheKey);
   if (key === undefined) {
-    key = normalizeIP(address, prefixLength);
+    key = ipv6Key(address, prefixLength);
     // Bounded: the oldest entry goes first.
     if (ipv6Keys.size >= IPV6_KEYS_REMEMBERED) ipv6Keys.delete(ipv6Keys.keys().next().value as string);
     ipv6Keys.set(cacheKey, key);
@@ -107,7 +122,7 @@ export const stalledAnswerMs = (
  * (a client that stopped reading), looking every `everyMs`; a reset frees what the kernel still
  * holds for it at once. One sweep instead of node's socket timeout (`server.timeout`), which
  * re-arms a timer twice per request on every kept-alive connection
- * (docs/performance.md#the-http-request-path). Returns the function that stops it.
+ * (docs/performance.md#no-socket-timeout). Returns the function that stops it.
  */
 export function sweepStalledAnswers(
   live: ReadonlySet<Socket>,

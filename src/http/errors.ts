@@ -4,7 +4,8 @@
 // logged with the request id; no library text or stack ever reaches a body.
 import type { Duplex } from 'node:stream';
 import { TRPCError } from '@trpc/server';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
 import type { RawInput } from '../api/input.js';
 import { fromTrpcError } from '../api/trpc.js';
 import { DiceError, MESSAGES, RequestError, unexpectedError } from '../errors.js';
@@ -115,3 +116,21 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
   }
   socket.destroy(error);
 }
+
+export interface ErrorHandlingOptions {
+  /** BODY_LIMIT_BYTES, for the 413 message. */
+  bodyLimitBytes: number;
+}
+
+async function errorHandling(app: FastifyInstance, { bodyLimitBytes }: ErrorHandlingOptions): Promise<void> {
+  app.setErrorHandler((error, request, reply) => replyWithError(request, reply, error, bodyLimitBytes));
+  const notFound = new DiceError('not_found', MESSAGES.notFound);
+  app.setNotFoundHandler((request, reply) => replyWithError(request, reply, notFound, bodyLimitBytes));
+}
+
+/**
+ * The one error envelope for every route and the 404 of any other path, for the whole app (not
+ * encapsulated). A malformed URL and what the HTTP parser refuses never reach it: see
+ * `answerClientError` above and the app's `frameworkErrors` (src/http/app.ts).
+ */
+export const errorHandlingPlugin = fp(errorHandling, { name: 'fairdice-error-handling', fastify: '5.x' });

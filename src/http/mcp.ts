@@ -4,7 +4,7 @@
 // request/reply transport below, which gives each request a private JSON-RPC id: the SDK's own
 // StreamableHTTPServerTransport would need a new server and transport per request plus a
 // conversion to web Request and Response objects, and cost a tool call several REST requests'
-// worth of CPU (docs/performance.md).
+// worth of CPU (docs/performance.md#one-mcp-server-per-app).
 //
 // It runs under the same body limit, timeouts and per-address rate limit as every route, with
 // one difference: the limit is charged here, after the body is read, so that a tool call over
@@ -23,18 +23,20 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { DiceContext, Operation } from '../api/operations.js';
+import fp from 'fastify-plugin';
+import type { Operation } from '../api/operations.js';
 import type { TrustProxy } from '../config.js';
 import type { DiceError } from '../errors.js';
 import { type CallSetting, createMcpServer } from '../mcp/server.js';
 import { rateLimitedFor, toolsOf } from '../mcp/tools.js';
 import { rateLimitedError, replyWithError } from './errors.js';
-import { countingItself, handlerRateLimit } from './rate-limit.js';
+import { countingItself } from './rate-limit.js';
 
 export const MCP_PATH = '/mcp';
 
 export interface McpRouteOptions {
-  contextOf(request: FastifyRequest): DiceContext;
+  /** The operations whose tools it serves (their `tool` markers). */
+  operations: Readonly<Record<string, Operation>>;
   bodyLimitBytes: number;
   /** TRUST_PROXY: with a proxy declared, loopback connections come from it and carry any Host. */
   trustProxy: TrustProxy;
@@ -151,14 +153,10 @@ const HOST_REFUSED =
   'This server answers local MCP requests only for Host localhost, 127.0.0.1 or [::1] (DNS rebinding protection); behind a proxy, set TRUST_PROXY.';
 const NOT_ACCEPTABLE = 'Not Acceptable: the Accept header must list application/json and text/event-stream.';
 
-/** Serves the tools of the marked operations of `operations` at /mcp. */
-export async function registerMcpRoute(
-  app: FastifyInstance,
-  operations: Readonly<Record<string, Operation>>,
-  options: McpRouteOptions,
-): Promise<void> {
-  const { contextOf, bodyLimitBytes, trustProxy } = options;
-  const charge = handlerRateLimit(app);
+async function mcpRoute(app: FastifyInstance, options: McpRouteOptions): Promise<void> {
+  const { operations, bodyLimitBytes, trustProxy } = options;
+  const contextOf = app.diceContext;
+  const { charge } = app.rateLimit;
   const transport = new RequestReplyTransport();
   const settingOf = (id: RequestId): CallSetting => {
     const call = transport.callOf(id);
@@ -175,7 +173,7 @@ export async function registerMcpRoute(
   await server.connect(transport);
   app.addHook('onClose', () => server.close());
 
-  // It charges the rate limit from its handler, so the root count leaves it alone.
+  // It charges the rate limit from its handler, so the API's count in onRequest leaves it alone.
   await countingItself(app, (scope) => {
     scope.route({
       method: 'POST',
@@ -235,3 +233,14 @@ export async function registerMcpRoute(
     },
   });
 }
+
+/**
+ * Serves the tools of the marked operations of `operations` at /mcp, each call with the
+ * request's `app.diceContext`, charging the API's rate limit from its handler (`app.rateLimit`).
+ */
+export const mcpPlugin = fp(mcpRoute, {
+  name: 'fairdice-mcp',
+  fastify: '5.x',
+  encapsulate: true,
+  decorators: { fastify: ['diceContext', 'rateLimit'] },
+});

@@ -3,6 +3,8 @@
 // src/errors.ts, exact code enum, a real response as example) replace the library's, request
 // bodies point at their named components, and no security appears anywhere.
 import type { AnyRouter } from '@trpc/server';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
 import { generateOpenApiDocument } from 'trpc-to-openapi';
 import { z } from 'zod';
 import { describeIssues } from '../api/input.js';
@@ -20,6 +22,7 @@ import {
   MESSAGES,
   RequestError,
   statusDescription,
+  statusesOf,
 } from '../errors.js';
 import { LIMITS } from '../limits.js';
 import { checkDistribution } from '../stats/distribution.js';
@@ -92,6 +95,37 @@ function codeExampleOf(code: ApiErrorCode): ErrorBody {
   throw new Error(`no example for ${code}`);
 }
 
+/**
+ * The body schema of an error `status` as an operation answers it, with `codes` (the operation's
+ * codes, src/api/operations.ts): the status's component, narrowed to the operation's codes when
+ * the component lists more (GET /v1/roll's 429 is `rate_limited` only, not the table and stream
+ * limits), beside the component of each of its codes with a schema of its own (CODE_SCHEMAS).
+ */
+function responseSchemaOf(status: ErrorStatus, codes: readonly ApiErrorCode[]): unknown {
+  const shared = codesOf(status).filter((code) => CODE_SCHEMAS[code] === undefined);
+  const answered = shared.filter((code) => codes.includes(code));
+  const schemas: unknown[] = codesOf(status)
+    .filter((code) => CODE_SCHEMAS[code] !== undefined && codes.includes(code))
+    .map((code) => ref(CODE_SCHEMAS[code]!.schema));
+  if (answered.length > 0) {
+    const component = ref(ERROR_STATUSES[status].schema);
+    schemas.unshift(
+      answered.length === shared.length
+        ? component
+        : {
+            allOf: [
+              component,
+              {
+                type: 'object',
+                properties: { error: { type: 'object', properties: { code: { enum: answered } } } },
+              },
+            ],
+          },
+    );
+  }
+  return schemas.length === 1 ? schemas[0] : { anyOf: schemas };
+}
+
 interface MediaType {
   schema?: unknown;
   example?: unknown;
@@ -157,6 +191,16 @@ const EVENTS_EXAMPLE = [
   '',
 ].join('\n');
 
+/** The codes the event stream answers before it starts (src/http/table-events.ts), and any request's. */
+const TABLE_EVENTS_ERRORS: readonly ApiErrorCode[] = [
+  'invalid_request',
+  'not_found',
+  'rate_limited',
+  'too_many_streams',
+  'internal_error',
+  'unavailable',
+];
+
 /**
  * The entry of GET /v1/tables/{id}/events, a hand-written fastify route (a stream is no
  * request/response operation of the table): a `text/event-stream` of receipts, resumable with
@@ -164,8 +208,10 @@ const EVENTS_EXAMPLE = [
  */
 function tableEventsOperation(idParameter: unknown, bodyLimitBytes: number) {
   const error = (status: ErrorStatus, body: ErrorBody) => ({
-    description: statusDescription(status),
-    content: { 'application/json': { schema: ref(ERROR_STATUSES[status].schema), example: body } },
+    description: statusDescription(status, TABLE_EVENTS_ERRORS),
+    content: {
+      'application/json': { schema: responseSchemaOf(status, TABLE_EVENTS_ERRORS), example: body },
+    },
   });
   const resume = 'Answers the entries after this sequence number first, then new ones.';
   return {
@@ -232,9 +278,12 @@ export function buildOpenApiDocument(
   bodyLimitBytes: number,
 ): OpenApiDocument {
   const entries = operationList(operations);
-  const statuses = [...new Set(entries.flatMap((entry) => entry.errors))].sort();
+  const statuses = statusesOf(entries.flatMap((entry) => entry.errors));
   const named = entries.flatMap((entry) => [entry.input, entry.output]).filter((schema) => idOf(schema));
-  const ownCodes = [...new Set(entries.flatMap((entry) => entry.refuses ?? []))];
+  // Codes with a schema of their own, where an operation answers them (too_complex).
+  const ownCodes = [...new Set(entries.flatMap((entry) => entry.errors))].filter(
+    (code) => CODE_SCHEMAS[code] !== undefined,
+  );
   const document = generateOpenApiDocument(router, {
     title: PACKAGE_NAME,
     description:
@@ -280,15 +329,13 @@ export function buildOpenApiDocument(
     for (const [key, response] of Object.entries(responses)) {
       const status = Number(key) as ErrorStatus;
       if (!(status in ERROR_STATUSES)) continue;
-      // A new object: operations declared with the same errors share one response object.
-      // A 400 may also be one of the operation's own refusals, each with its own schema.
-      const own = status === 400 ? (entry.refuses ?? []).map((code) => ref(CODE_SCHEMAS[code]!.schema)) : [];
-      const schema = ref(ERROR_STATUSES[status].schema);
+      // A new object: trpc-to-openapi gives every operation the same response object per status.
       responses[key] = {
         ...response,
+        description: statusDescription(status, entry.errors),
         content: {
           'application/json': {
-            schema: own.length === 0 ? schema : { anyOf: [schema, ...own] },
+            schema: responseSchemaOf(status, entry.errors),
             example: exampleOf(status, bodyLimitBytes, entry.input),
           },
         },
@@ -345,3 +392,28 @@ export function buildOpenApiDocument(
     notFound: new DiceError('not_found', MESSAGES.notFound).toBody(),
   });
 }
+
+export interface OpenApiRouteOptions {
+  /** Where the document is served, e.g. `/openapi.json`. */
+  url: string;
+  /** The router built from `operations` (src/api/router.ts). */
+  router: AnyRouter;
+  operations: Readonly<Record<string, Operation>>;
+  /** BODY_LIMIT_BYTES, for the 413 example. */
+  bodyLimitBytes: number;
+}
+
+async function openApiRoute(app: FastifyInstance, options: OpenApiRouteOptions): Promise<void> {
+  // Built once, at start-up: the document never changes while the process runs.
+  const document = JSON.stringify(
+    buildOpenApiDocument(options.router, options.operations, options.bodyLimitBytes),
+  );
+  app.get(options.url, (_request, reply) => reply.type('application/json; charset=utf-8').send(document));
+}
+
+/** The OpenAPI document, served as JSON at `url`. */
+export const openApiPlugin = fp(openApiRoute, {
+  name: 'fairdice-openapi',
+  fastify: '5.x',
+  encapsulate: true,
+});

@@ -5,8 +5,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import type {} from '@fastify/rate-limit';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
 import { ASSET_CACHE_CONTROL, PAGE_CACHE_CONTROL } from './docs.js';
 import { countingItself } from './rate-limit.js';
 
@@ -92,19 +92,19 @@ function sendAsset(asset: PageAsset, request: FastifyRequest, reply: FastifyRepl
   return reply.send(asset.body);
 }
 
-/**
- * Registers `GET /`: the page for a browser, `json` (the index) for anyone else, and the page's
- * assets (counted in a budget of their own, as /docs' are). Without a built page, `/` is the index for
- * everyone and the log says how to build the page.
- */
-export async function registerPage(
-  app: FastifyInstance,
-  log: FastifyBaseLogger,
-  json: string,
-  page: BuiltPage | undefined,
+export interface PageOptions {
+  /** The service's logger: the line saying the page is not built. */
+  log: FastifyBaseLogger;
+  /** The index (JSON text): what `/` answers anyone who does not ask for HTML. */
+  index: string;
+  /** The built page; absent: none. */
+  page: BuiltPage | undefined;
   /** Asset requests per rate-limit window per address, a budget of their own; absent: unlimited. */
-  assetsPerWindow?: number,
-): Promise<void> {
+  assetsPerWindow?: number | undefined;
+}
+
+async function pageRoutes(app: FastifyInstance, options: PageOptions): Promise<void> {
+  const { log, index, page, assetsPerWindow } = options;
   if (page === undefined) {
     log.warn({ dir: PAGE_DIR }, 'the page for / is not built (npm run build); / answers the JSON index');
   } else {
@@ -131,6 +131,13 @@ export async function registerPage(
         .header('x-content-type-options', 'nosniff')
         .send(page.html);
     }
-    return reply.type('application/json; charset=utf-8').send(json);
+    return reply.type('application/json; charset=utf-8').send(index);
   });
 }
+
+/**
+ * `GET /`: the page for a browser, the index for anyone else, and the page's assets (counted in a
+ * budget of their own, as /docs' are). Without a built page, `/` is the index for everyone and
+ * the log says how to build the page.
+ */
+export const pagePlugin = fp(pageRoutes, { name: 'fairdice-page', fastify: '5.x', encapsulate: true });

@@ -1,15 +1,119 @@
-// A @fastify/rate-limit store that counts in one Redis shared by every instance, and counts per
-// instance instead the moment Redis is down, going away or stalling: a Redis fault never fails a roll.
-
-import type {
-  FastifyRateLimitOptions,
-  FastifyRateLimitStore,
-  FastifyRateLimitStoreCtor,
-} from '@fastify/rate-limit';
-import LocalStore from '@fastify/rate-limit/store/LocalStore.js';
-import RedisStore from '@fastify/rate-limit/store/RedisStore.js';
+// Where the rate limit counts (src/http/rate-limit.ts): requests per key in fixed windows, in this
+// process's memory (the most recently seen LIMITS.rateLimitAddresses keys), or with REDIS_URL in
+// one Redis shared by every instance, counting per instance instead the moment Redis is down,
+// going away or stalling: a Redis fault never fails a roll (docs/operations.md#redis).
 import { Redis } from 'ioredis';
 import { LIMITS } from '../limits.js';
+
+/** One key's count in its current window, as a store answers it. */
+export interface WindowCount {
+  /** Requests counted in the window, this one included. */
+  readonly current: number;
+  /** Milliseconds until the window ends. */
+  readonly ttlMs: number;
+}
+
+/**
+ * Counts requests per key in fixed windows of one length. `hit` counts one request and answers
+ * at once when it can (memory: no promise, no closure per request) or with a promise (Redis). It
+ * never fails: a store that cannot reach Redis counts in memory instead.
+ */
+export interface RateStore {
+  hit(key: string): WindowCount | Promise<WindowCount>;
+}
+
+/**
+ * The stores of one process: `budget` names a budget counted apart from the others (the API's
+ * own is `''`), `windowMs` its window. A store is made once per budget, at start-up.
+ */
+export interface RateStores {
+  storeOf(budget: string, windowMs: number): RateStore;
+}
+
+/** One key's window, also the memory store's answer (read at once, before the next hit). */
+class Window implements WindowCount {
+  current = 0;
+  ttlMs = 0;
+  startedMs = 0;
+  /** The neighbours in order of last hit: the least recently hit key goes first. */
+  older: Window | undefined = undefined;
+  newer: Window | undefined = undefined;
+  constructor(readonly key: string) {}
+}
+
+/**
+ * Counts in memory, remembering the `capacity` most recently hit keys (a forgotten key starts a
+ * new window). A hit moves its key to the front of a list linked through the windows themselves:
+ * no allocation for a key already known.
+ */
+export class MemoryRateStore implements RateStore {
+  readonly #windows = new Map<string, Window>();
+  #newest: Window | undefined = undefined;
+  #oldest: Window | undefined = undefined;
+
+  constructor(
+    readonly windowMs: number,
+    readonly capacity: number = LIMITS.rateLimitAddresses,
+    /** Milliseconds since the epoch; a test's clock. */
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  /** Keys remembered now. */
+  get size(): number {
+    return this.#windows.size;
+  }
+
+  hit(key: string): WindowCount {
+    const now = this.clock();
+    const windowMs = this.windowMs;
+    let window = this.#windows.get(key);
+    if (window === undefined) {
+      window = new Window(key);
+      this.#windows.set(key, window);
+      this.#pushNewest(window);
+      if (this.#windows.size > this.capacity) this.#forgetOldest();
+    } else if (window !== this.#newest) {
+      this.#unlink(window);
+      this.#pushNewest(window);
+    }
+    if (window.current === 0 || window.startedMs + windowMs <= now) {
+      window.current = 1;
+      window.startedMs = now;
+      window.ttlMs = windowMs;
+    } else {
+      window.current++;
+      window.ttlMs = windowMs - (now - window.startedMs);
+    }
+    return window;
+  }
+
+  #pushNewest(window: Window): void {
+    window.older = this.#newest;
+    window.newer = undefined;
+    if (this.#newest !== undefined) this.#newest.newer = window;
+    this.#newest = window;
+    this.#oldest ??= window;
+  }
+
+  #unlink(window: Window): void {
+    if (window.older !== undefined) window.older.newer = window.newer;
+    else this.#oldest = window.newer;
+    if (window.newer !== undefined) window.newer.older = window.older;
+    else this.#newest = window.older;
+  }
+
+  #forgetOldest(): void {
+    const oldest = this.#oldest;
+    if (oldest === undefined) return;
+    this.#unlink(oldest);
+    this.#windows.delete(oldest.key);
+  }
+}
+
+/** Every budget counted in this process's memory. */
+export const memoryRateStores: RateStores = {
+  storeOf: (_budget, windowMs) => new MemoryRateStore(windowMs),
+};
 
 /**
  * The longest one request waits for Redis before it is counted locally. Only the requests already
@@ -22,14 +126,38 @@ export const REDIS_CONNECT_TIMEOUT_MS = 2_000;
 export const REDIS_PROBE_INTERVAL_MS = 500;
 /** Longest pause between reconnection attempts once Redis has gone away. */
 export const REDIS_RECONNECT_MAX_MS = 1_000;
-/** The key prefix of @fastify/rate-limit's built-in Redis store, kept so both count the same keys. */
+/**
+ * The prefix of the request counts' keys in Redis: `fastify-rate-limit-<address>`, and for a
+ * route's own budget `fastify-rate-limit-<METHOD><url>-<address>`. The keys (and the counting)
+ * of @fastify/rate-limit's Redis store, which earlier versions used: instances of both versions
+ * sharing one Redis during a rolling upgrade share one count.
+ */
 export const REDIS_KEY_PREFIX = 'fastify-rate-limit-';
 /** The client name fairdice's connections carry in Redis's CLIENT LIST. */
 export const REDIS_CONNECTION_NAME = 'fairdice-rate-limit';
-/** Addresses remembered by the per-instance fallback, as by the in-memory limiter. */
-const LOCAL_CACHE_SIZE = LIMITS.rateLimitAddresses;
 
-/** The pino subset the store logs through (a fastify logger fits). */
+/**
+ * KEYS[1]: the key. ARGV[1]: the window in ms. Counts one request; the first of a window sets the
+ * key to expire when the window ends. Returns the count and the ms left in the window. A key
+ * without an expiry (never set by this script) is given one rather than counting forever.
+ */
+const COUNT_SCRIPT = `
+local current = redis.call('INCR', KEYS[1])
+local ttl = -1
+if current > 1 then ttl = redis.call('PTTL', KEYS[1]) end
+if ttl < 0 then
+  ttl = tonumber(ARGV[1])
+  redis.call('PEXPIRE', KEYS[1], ttl)
+end
+return {current, ttl}
+`;
+
+/** The Redis client with the script defined on it (ioredis `defineCommand`). */
+interface CountCommand {
+  fairdiceRateCount(key: string, windowMs: number): Promise<[number, number]>;
+}
+
+/** The pino subset the link logs through (a fastify logger fits). */
 export interface RateLimitLogger {
   warn(details: Record<string, unknown>, message: string): void;
   info(details: Record<string, unknown>, message: string): void;
@@ -53,29 +181,15 @@ export interface SharedRateLimitOptions {
 
 export type RateLimitCounting = 'shared' | 'local';
 
-type CountCallback = Parameters<FastifyRateLimitStore['incr']>[1];
-type RouteParams = Parameters<FastifyRateLimitStore['child']>[0];
-
-/** The store methods both built-in stores have; `read` is untyped upstream but used by `{ increment: false }`. */
-interface CountingStore extends FastifyRateLimitStore {
-  read(key: string, callback: CountCallback, timeWindow: number, max: number): void;
-}
-
-/** The flags of @fastify/rate-limit's parameters that change how a count evolves. */
-interface CountingFlags {
-  continueExceeding?: boolean;
-  exponentialBackoff?: boolean;
-}
-
 /**
- * One Redis connection and its health, shared by the root store and every per-route child, so a
- * process switches between shared and local counting (and logs it) once, not once per route.
+ * One Redis connection and its health, shared by every budget's store (and the throws budget,
+ * src/http/throw-budget.ts), so a process switches between shared and local counting (and logs
+ * it) once, not once per budget.
  */
-export class SharedRateLimit {
-  /** Pass as `store` to @fastify/rate-limit. */
-  readonly Store: FastifyRateLimitStoreCtor;
+export class SharedRateLimit implements RateStores {
   readonly redis: Redis;
   readonly fallbackAfterMs: number;
+  readonly keyPrefix: string;
   private sharing = false;
   private fallbackLogged = false;
   private closed = false;
@@ -87,6 +201,7 @@ export class SharedRateLimit {
   constructor(options: SharedRateLimitOptions) {
     this.logger = options.logger;
     this.fallbackAfterMs = options.fallbackAfterMs ?? REDIS_FALLBACK_AFTER_MS;
+    this.keyPrefix = options.keyPrefix ?? REDIS_KEY_PREFIX;
     this.target = redisTarget(options.redisUrl);
     this.redis = new Redis(options.redisUrl, {
       // Fail fast instead of queueing: a request never waits for a connection that is not there.
@@ -104,31 +219,20 @@ export class SharedRateLimit {
       // Names the connection in CLIENT LIST, so operators can see which clients are fairdice.
       connectionName: REDIS_CONNECTION_NAME,
     });
+    this.redis.defineCommand('fairdiceRateCount', { numberOfKeys: 1, lua: COUNT_SCRIPT });
     this.redis.on('ready', () => this.useShared());
     this.redis.on('close', () => this.useLocal('connection closed'));
     this.redis.on('error', (error: Error) => this.useLocal(error.message));
+  }
 
-    const link = this;
-    const keyPrefix = options.keyPrefix ?? REDIS_KEY_PREFIX;
-    this.Store = class extends FallbackStore {
-      constructor(params: FastifyRateLimitOptions) {
-        const flags: CountingFlags = params;
-        super(
-          link,
-          new RedisStore(
-            flags.continueExceeding,
-            flags.exponentialBackoff,
-            link.redis,
-            keyPrefix,
-          ) as CountingStore,
-          new LocalStore(
-            flags.continueExceeding,
-            flags.exponentialBackoff,
-            LOCAL_CACHE_SIZE,
-          ) as CountingStore,
-        );
-      }
-    };
+  /** A budget's store: in Redis while the link is usable, else in this process's memory. */
+  storeOf(budget: string, windowMs: number): RateStore {
+    return new FallbackStore(this, `${this.keyPrefix}${budget}`, windowMs, new MemoryRateStore(windowMs));
+  }
+
+  /** Counts one request of `key` (already prefixed) in Redis: the count and the ms left in its window. */
+  countInRedis(key: string, windowMs: number): Promise<[number, number]> {
+    return (this.redis as unknown as CountCommand).fairdiceRateCount(key, windowMs);
   }
 
   /** Where requests are being counted right now. */
@@ -245,74 +349,50 @@ export class SharedRateLimit {
 }
 
 /**
- * Counts in Redis through the built-in RedisStore when the link is usable, else in the built-in
- * LocalStore; a Redis error or a reply slower than `fallbackAfterMs` counts that request locally.
+ * Counts in Redis when the link is usable, else in memory; a Redis error or a reply slower than
+ * `fallbackAfterMs` counts that request in memory and switches the process to local counting.
  */
-class FallbackStore implements CountingStore {
+class FallbackStore implements RateStore {
   constructor(
     private readonly link: SharedRateLimit,
-    private readonly shared: CountingStore,
-    private readonly local: CountingStore,
+    private readonly prefix: string,
+    private readonly windowMs: number,
+    private readonly local: MemoryRateStore,
   ) {}
 
-  incr(key: string, callback: CountCallback, timeWindow: number, max: number): void {
-    this.count('incr', key, callback, timeWindow, max);
-  }
-
-  read(key: string, callback: CountCallback, timeWindow: number, max: number): void {
-    this.count('read', key, callback, timeWindow, max);
-  }
-
-  child(routeParams: RouteParams): FastifyRateLimitStore {
-    return new FallbackStore(
-      this.link,
-      this.shared.child(routeParams) as CountingStore,
-      this.local.child(routeParams) as CountingStore,
-    );
-  }
-
-  private count(
-    method: 'incr' | 'read',
-    key: string,
-    callback: CountCallback,
-    timeWindow: number,
-    max: number,
-  ): void {
+  hit(key: string): WindowCount | Promise<WindowCount> {
     const { link, local } = this;
-    if (!link.usable) {
-      local[method](key, callback, timeWindow, max);
-      return;
-    }
-    let settled = false;
-    const fallBack = (reason: string) => {
-      settled = true;
-      link.useLocal(reason);
-      local[method](key, callback, timeWindow, max);
-    };
-    // ioredis's commandTimeout should fire first; this timer is the guarantee that nothing hangs.
-    const timer = setTimeout(() => {
-      if (!settled) fallBack('Redis did not answer in time');
-    }, link.fallbackAfterMs + 50);
-    try {
-      this.shared[method](
-        key,
-        (error, result) => {
-          if (settled) return;
-          clearTimeout(timer);
-          if (error !== null || result === undefined) {
-            fallBack(error?.message ?? 'Redis returned no count');
-            return;
-          }
-          settled = true;
-          callback(null, result);
-        },
-        timeWindow,
-        max,
-      );
-    } catch (error) {
-      clearTimeout(timer);
-      if (!settled) fallBack(error instanceof Error ? error.message : 'Redis call failed');
-    }
+    if (!link.usable) return local.hit(key);
+    return new Promise((resolve) => {
+      let settled = false;
+      const fallBack = (reason: string) => {
+        settled = true;
+        link.useLocal(reason);
+        resolve(local.hit(key));
+      };
+      // ioredis's commandTimeout should fire first; this timer is the guarantee that nothing hangs.
+      const timer = setTimeout(() => {
+        if (!settled) fallBack('Redis did not answer in time');
+      }, link.fallbackAfterMs + 50);
+      const settle = (reason: string | undefined, counted?: [number, number]) => {
+        if (settled) return;
+        clearTimeout(timer);
+        if (reason !== undefined || counted === undefined) {
+          fallBack(reason ?? 'Redis returned no count');
+          return;
+        }
+        settled = true;
+        resolve({ current: counted[0], ttlMs: counted[1] });
+      };
+      try {
+        link.countInRedis(`${this.prefix}${key}`, this.windowMs).then(
+          (counted) => settle(undefined, counted),
+          (error: unknown) => settle(error instanceof Error ? error.message : 'Redis call failed'),
+        );
+      } catch (error) {
+        settle(error instanceof Error ? error.message : 'Redis call failed');
+      }
+    });
   }
 }
 

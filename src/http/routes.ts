@@ -5,6 +5,7 @@
 // schema for /trpc: with one input schema per operation (no chained inputs to merge), both
 // transports accept and refuse exactly the same inputs.
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import fp from 'fastify-plugin';
 import { z } from 'zod';
 import { parseInput, type RawInput } from '../api/input.js';
 import type { DiceContext, Operation } from '../api/operations.js';
@@ -12,9 +13,8 @@ import { operationList } from '../api/operations.js';
 import { RequestError } from '../errors.js';
 import { replyWithError } from './errors.js';
 
-interface RouteOptions {
-  /** With the reply, so an operation may add headers (the throws budget's) to the answer. */
-  contextOf(request: FastifyRequest, reply?: FastifyReply): DiceContext;
+export interface RestRoutesOptions {
+  operations: Readonly<Record<string, Operation>>;
   bodyLimitBytes: number;
   /**
    * Check every answer against the operation's output schema (default: true). Off, the answer
@@ -62,8 +62,16 @@ function matchesEtag(header: string | undefined, etag: string): boolean {
 const withValidator = (reply: FastifyReply, validator: Record<string, string> | undefined): FastifyReply =>
   validator === undefined ? reply : reply.headers(validator);
 
-function routeOf(app: FastifyInstance, entry: Operation, options: RouteOptions): void {
-  const { contextOf, bodyLimitBytes } = options;
+/** A request's context, with the reply, so an operation may add headers (the throws budget's) to the answer. */
+type ContextOf = (request: FastifyRequest, reply?: FastifyReply) => DiceContext;
+
+function routeOf(
+  app: FastifyInstance,
+  entry: Operation,
+  options: RestRoutesOptions,
+  contextOf: ContextOf,
+): void {
+  const { bodyLimitBytes } = options;
   const checkOutputs = options.checkOutputs ?? true;
   const fromQuery = entry.method === 'GET' || entry.method === 'DELETE';
   const hasParams = entry.path.includes('{');
@@ -75,7 +83,7 @@ function routeOf(app: FastifyInstance, entry: Operation, options: RouteOptions):
     return reply.send(checked);
   };
   // The paths that wait for a promise, each in a function of its own: the handler itself makes no
-  // closure, so a synchronous roll allocates none (docs/performance.md#the-http-request-path).
+  // closure, so a synchronous roll allocates none (docs/performance.md#no-closures-per-request).
   const failing = (request: FastifyRequest, reply: FastifyReply, raw: RawInput) => (error: unknown) =>
     replyWithError(request, reply, error, bodyLimitBytes, raw);
   const runAfter = (parsed: Promise<unknown>, ctx: DiceContext) =>
@@ -138,18 +146,11 @@ function routeOf(app: FastifyInstance, entry: Operation, options: RouteOptions):
   });
 }
 
-/**
- * Registers the route of every operation of `operations`, plus a 400 invalid_request for any
- * other method on those paths (a known path never answers 404/405 for a wrong method).
- */
-export function registerRestRoutes(
-  app: FastifyInstance,
-  operations: Readonly<Record<string, Operation>>,
-  options: RouteOptions,
-): void {
+async function restRoutes(app: FastifyInstance, options: RestRoutesOptions): Promise<void> {
+  const contextOf: ContextOf = app.diceContext;
   const methodsOfPath = new Map<string, string[]>();
-  for (const entry of operationList(operations)) {
-    routeOf(app, entry, options);
+  for (const entry of operationList(options.operations)) {
+    routeOf(app, entry, options, contextOf);
     methodsOfPath.set(entry.path, [...(methodsOfPath.get(entry.path) ?? []), entry.method]);
   }
   for (const [path, methods] of methodsOfPath) {
@@ -163,3 +164,15 @@ export function registerRestRoutes(
     });
   }
 }
+
+/**
+ * The route of every operation of `operations`, plus a 400 invalid_request for any other method
+ * on those paths (a known path never answers 404/405 for a wrong method). Each request's context
+ * is `app.diceContext` (src/http/dice-context.ts).
+ */
+export const restRoutesPlugin = fp(restRoutes, {
+  name: 'fairdice-rest-routes',
+  fastify: '5.x',
+  encapsulate: true,
+  decorators: { fastify: ['diceContext'] },
+});

@@ -134,7 +134,7 @@ export class StatsBudget {
 
 /**
  * One request's meter: its methods on the prototype rather than closures, because every request
- * builds one, rolls included (docs/performance.md#the-http-request-path).
+ * builds one, rolls included (docs/performance.md#no-closures-per-request).
  */
 class RequestStatsMeter implements StatsMeter {
   constructor(

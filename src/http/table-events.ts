@@ -3,10 +3,12 @@
 // entry (`id:` its sequence number, `event: roll`, `data:` the receipt); Last-Event-ID (or
 // ?after=N) resumes after that entry. docs/trust.md, "Live rolls".
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
 import { asTrustError } from '../api/tables.js';
 import { DiceError, MESSAGES } from '../errors.js';
 import type { Receipt } from '../trust/receipt.js';
-import { TABLE_ID_PATTERN, type Trust } from '../trust/service.js';
+import { TABLE_ID_PATTERN } from '../trust/service.js';
+import { replyWithError } from './errors.js';
 
 /** Where the stream is served; its entry in the OpenAPI document is written in src/http/openapi.ts. */
 export const TABLE_EVENTS_PATH = '/v1/tables/{id}/events';
@@ -19,9 +21,8 @@ export const HEARTBEAT_MS = 15_000;
 const PAGE = 100;
 
 export interface TableEventsOptions {
-  trust: Trust;
-  /** Answers an error in the service's envelope (before the stream has started). */
-  replyWithError(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply;
+  /** BODY_LIMIT_BYTES, for the error envelope's 413 message. */
+  bodyLimitBytes: number;
 }
 
 function resumePoint(request: FastifyRequest): number | undefined {
@@ -31,8 +32,11 @@ function resumePoint(request: FastifyRequest): number | undefined {
   return /^\d{1,9}$/.test(text) ? Number(text) : undefined;
 }
 
-export function registerTableEvents(app: FastifyInstance, options: TableEventsOptions): void {
-  const { trust } = options;
+async function tableEvents(app: FastifyInstance, options: TableEventsOptions): Promise<void> {
+  const { trust } = app;
+  /** Answers an error in the service's envelope (before the stream has started). */
+  const refuse = (request: FastifyRequest, reply: FastifyReply, error: unknown) =>
+    replyWithError(request, reply, error, options.bodyLimitBytes);
   const open = new Set<() => void>();
   // Open streams would hold app.close() (and a graceful shutdown) until the clients leave.
   app.addHook('preClose', (done) => {
@@ -44,17 +48,17 @@ export function registerTableEvents(app: FastifyInstance, options: TableEventsOp
     const { id } = request.params as { id: string };
     const after = resumePoint(request);
     if (after === undefined)
-      return options.replyWithError(request, reply, new DiceError('invalid_request', BAD_RESUME_MESSAGE));
+      return refuse(request, reply, new DiceError('invalid_request', BAD_RESUME_MESSAGE));
     if (!TABLE_ID_PATTERN.test(id))
-      return options.replyWithError(request, reply, new DiceError('not_found', MESSAGES.tableNotFound));
+      return refuse(request, reply, new DiceError('not_found', MESSAGES.tableNotFound));
     let release: (() => void) | undefined;
     try {
       release = await trust.openStream(request.ip);
     } catch (error) {
-      return options.replyWithError(request, reply, asTrustError(error));
+      return refuse(request, reply, asTrustError(error));
     }
     if (release === undefined)
-      return options.replyWithError(
+      return refuse(
         request,
         reply,
         new DiceError('too_many_streams', MESSAGES.tooManyStreams(trust.limits.sseConnectionsPerAddress)),
@@ -116,7 +120,7 @@ export function registerTableEvents(app: FastifyInstance, options: TableEventsOp
     } catch (error) {
       unsubscribe?.();
       giveBack();
-      return options.replyWithError(request, reply, asTrustError(error));
+      return refuse(request, reply, asTrustError(error));
     }
 
     reply.hijack();
@@ -145,3 +149,11 @@ export function registerTableEvents(app: FastifyInstance, options: TableEventsOp
     queue.catch(() => end());
   });
 }
+
+/** The event stream of every table, with the app's receipts and tables (`app.trust`). */
+export const tableEventsPlugin = fp(tableEvents, {
+  name: 'fairdice-table-events',
+  fastify: '5.x',
+  encapsulate: true,
+  decorators: { fastify: ['trust'] },
+});

@@ -202,7 +202,7 @@ export class ThrowBuckets {
 /**
  * One request's meter: a small object with its methods on the prototype rather than a set of
  * closures, because every request builds one, whether it rolls or not
- * (docs/performance.md#the-http-request-path).
+ * (docs/performance.md#no-closures-per-request).
  */
 class RequestThrowMeter implements ThrowMeter {
   /** The level Redis gave when the request was let in (shared budget only). */

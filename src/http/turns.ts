@@ -5,7 +5,11 @@
 // so without this an address with 16 costly requests arriving together would have all 16 run
 // back to back while every other client waited behind them; with it another client waits for at
 // most the budget and one request of that address. Cheap requests (many per millisecond) are not
-// held back (docs/operations.md#rate-limiting).
+// held back (docs/operations.md#rate-limiting). During a shutdown, past its grace, the process
+// exits before it starts another request's work (src/shutdown.ts).
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { exitIfPastGrace } from '../shutdown.js';
 
 /** How long a turn may run requests of addresses it has already served. */
 export const TURN_BUDGET_MS = 5;
@@ -83,3 +87,19 @@ export function fairTurns(
     schedule();
   };
 }
+
+export interface FairTurnsOptions {
+  /** A request's address key (src/http/connections.ts `requestKeys`). */
+  keyOf(request: FastifyRequest): string;
+}
+
+async function turns(app: FastifyInstance, { keyOf }: FairTurnsOptions): Promise<void> {
+  const takeTurn = fairTurns(TURN_BUDGET_MS, undefined, exitIfPastGrace);
+  app.addHook('preHandler', function waitForTurn(request, _reply, done) {
+    exitIfPastGrace();
+    takeTurn(keyOf(request), done);
+  });
+}
+
+/** Every request's work starts in its address's turn, for the whole app (not encapsulated). */
+export const fairTurnsPlugin = fp(turns, { name: 'fairdice-turns', fastify: '5.x' });

@@ -1,25 +1,12 @@
-// The one line an AI client reads, and may quote, for each tool result (docs/mcp.md): the
-// formula, the total, then every die and modifier that made it, e.g.
-// `4d6kh3+2 → 15 (6, 5, 2, 1 dropped; +2)`. Plain text from the response's own fields, no SDK.
-import type { DieGroup, RollResponse } from '../roll/types.js';
+// The one line an AI client reads, and may quote, for each tool result (docs/mcp.md). A roll's
+// line is the text form of the client's description of the roll (docs/client.md), which every
+// face shares: `4d6kh3 [6 5 3 (1)] + 2 = 16`. Plain text from the response's own fields, no SDK.
+// The description is the client package's (@fairdice/client/describe).
+import { type DescribedRequest, describeRoll, rollText } from '@fairdice/client/describe';
+import type { RollResponse } from '../roll/types.js';
 
-/** Dice listed per group before the rest is summarised ("… and 970 more"): a line stays a line. */
+/** Dice listed per term before the rest is summed up ("… 970 more = 3512"): a line stays a line. */
 export const DICE_SHOWN = 30;
-
-const signed = (n: number): string => (n < 0 ? `-${-n}` : `+${n}`);
-
-function groupText(group: DieGroup): string {
-  const shown = group.results.slice(0, DICE_SHOWN).map((face, index) => {
-    return group.keptFlags[index] === false ? `${face} dropped` : String(face);
-  });
-  const rest = group.results.length - shown.length;
-  let text = rest > 0 ? `${shown.join(', ')} … and ${rest} more` : shown.join(', ');
-  if (group.multiplier !== 1) text = `${text} ×${group.multiplier}`;
-  if (group.sign < 0) text = `minus ${text}`;
-  if (group.sides === 20 && group.naturalHigh) text = `${text}, natural 20`;
-  else if (group.sides === 20 && group.naturalLow) text = `${text}, natural 1`;
-  return text;
-}
 
 /** What a line names of a receipt: its id, and at a table its place in the log. */
 interface ReceiptMention {
@@ -35,19 +22,21 @@ function receiptText(receipt: ReceiptMention | undefined): string {
 }
 
 /**
- * `1d20+7 with advantage → 19 (12 dropped, 12; +7)`; a tag follows the total (`→ 7 fire`), and a
- * signed roll ends with its receipt (`[table entry #3, receipt 019a…]`).
+ * The roll's text form (`1d20 [(3) 12] + 7 = 19 with advantage`), and for a signed roll its
+ * receipt (`[table entry #3, receipt 019a…]`). `request` names its string bonuses as written.
  */
-export function rollLine(roll: RollResponse & { receipt?: ReceiptMention | undefined }): string {
-  const parts = [...roll.dice.map(groupText), ...roll.modifiers.map(signed)];
-  const advantage = roll.advantageState === 'normal' ? '' : ` with ${roll.advantageState}`;
-  const tag = roll.tag === undefined ? '' : ` ${roll.tag}`;
-  return `${roll.formula}${advantage} → ${roll.total}${tag} (${parts.join('; ')})${receiptText(roll.receipt)}`;
+export function rollLine(
+  roll: RollResponse & { receipt?: ReceiptMention | undefined },
+  request?: DescribedRequest,
+): string {
+  return `${rollText(describeRoll(roll, request), { maxDice: DICE_SHOWN })}${receiptText(roll.receipt)}`;
 }
 
 /** One line per roll, in request order. */
-export const batchLines = (batch: { rolls: readonly RollResponse[] }): string =>
-  batch.rolls.map(rollLine).join('\n');
+export const batchLines = (
+  batch: { rolls: readonly RollResponse[] },
+  input?: { rolls?: readonly DescribedRequest[] },
+): string => batch.rolls.map((roll, index) => rollLine(roll, input?.rolls?.[index])).join('\n');
 
 /** What the stats line reads of an exact distribution (the answer of the stats operation). */
 export interface StatsSummary {
@@ -122,6 +111,8 @@ export interface LogEntrySummary {
   seq?: number | undefined;
   time: string;
   roll: RollResponse;
+  /** What was asked: it names string bonuses as written. */
+  request?: DescribedRequest | undefined;
 }
 
 /**
@@ -141,9 +132,10 @@ export function tableLogLines(
   }
   const more = (last.seq ?? 0) < log.entries ? ` (call table_log with after ${last.seq} for the rest)` : '';
   const header = `${inAll}; #${first.seq} to #${last.seq}${more}:`;
-  return [header, ...log.rolls.map((entry) => `#${entry.seq} ${entry.time} ${rollLine(entry.roll)}`)].join(
-    '\n',
-  );
+  return [
+    header,
+    ...log.rolls.map((entry) => `#${entry.seq} ${entry.time} ${rollLine(entry.roll, entry.request)}`),
+  ].join('\n');
 }
 
 /** The verdict on a receipt: valid with the roll it holds and the key, or not valid and why. */
@@ -154,6 +146,12 @@ export function verifyLine(
   if (!result.valid)
     return `NOT valid: ${result.reason ?? 'the receipt does not verify'}. Do not trust this roll.`;
   // Valid, so the receipt has the shape it was signed with.
-  const receipt = input.receipt as { id: string; time: string; roll: RollResponse; seq?: number };
-  return `Valid and unaltered: ${rollLine({ ...receipt.roll, receipt })}, signed ${receipt.time} by key ${result.kid}.`;
+  const receipt = input.receipt as {
+    id: string;
+    time: string;
+    roll: RollResponse;
+    request?: DescribedRequest;
+    seq?: number;
+  };
+  return `Valid and unaltered: ${rollLine({ ...receipt.roll, receipt }, receipt.request)}, signed ${receipt.time} by key ${result.kid}.`;
 }

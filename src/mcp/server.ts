@@ -22,7 +22,8 @@ import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/t
 import { OPERATIONS } from '../api/operations.js';
 import type { DiceError } from '../errors.js';
 import { PACKAGE_NAME, VERSION } from '../version.js';
-import { LANGUAGE_URI, type McpTool, type ToolCallContext, toolError, toolsOf } from './tools.js';
+import { LANGUAGE_URI } from './markers.js';
+import { type McpTool, type ToolCallContext, toolError, toolsOf } from './tools.js';
 
 /** What the server tells a client about itself at initialization. */
 export const INSTRUCTIONS =

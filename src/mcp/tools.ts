@@ -1,24 +1,15 @@
-// MCP tools made from the operation table (docs/mcp.md): every operation carrying a `tool`
-// marker becomes one tool whose input schema is the operation's zod input schema, whose
-// `outputSchema` and `structuredContent` are its REST response, and whose text is one line for a
-// model. Errors are tool results (`isError: true`) holding a sentence and the REST error
-// envelope, never a protocol failure and never `structuredContent` (a stock client validates
-// any structuredContent against outputSchema, error or not).
+// MCP tools made from the operation table: every operation with a marker (src/mcp/markers.ts)
+// becomes one tool per marker whose input schema is the operation's zod input schema (reshaped by
+// the marker), whose `outputSchema` and `structuredContent` are its REST response, and whose text
+// is one line for a model (docs/mcp.md). Errors are tool results (`isError: true`) holding a
+// sentence and the REST error envelope, never a protocol failure and never `structuredContent`
+// (a stock client validates any structuredContent against outputSchema, error or not).
 import type { CallToolResult, Tool as ToolDefinition } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { parseInput } from '../api/input.js';
-import { type DiceContext, type Operation, operationList, type ToolMarker } from '../api/operations.js';
-import { type ApiErrorCode, DiceError, unexpectedError } from '../errors.js';
-
-/** The resource holding the language reference (docs/language.md), named in every description. */
-export const LANGUAGE_URI = 'fairdice://docs/language.md';
-
-/** The notation's basics, in every tool's description, so an agent's first formula is valid. */
-export const NOTATION = [
-  'Formulas: NdS throws N dice of S sides (d20, 3d6, d%); join dice and whole numbers with + and - (1d8+1d6+3).',
-  'Modifiers follow a term with no space: kh3/kl1 keep highest/lowest, dl1/dh1 drop, 2d20adv/2d20dis, ! explodes, r1 rerolls 1s, x2 multiplies.',
-  `Full reference: the resource ${LANGUAGE_URI}.`,
-].join('\n');
+import { type DiceContext, OPERATIONS, type Operation, operationList } from '../api/operations.js';
+import { type ApiErrorCode, DiceError, RequestError, unexpectedError } from '../errors.js';
+import { LANGUAGE_URI, type OneOrMore, TOOL_MARKERS, type ToolMarker } from './markers.js';
 
 /** Whatever a tool call's context needs to run an operation and log what nobody planned for. */
 export interface ToolCallContext extends DiceContext {
@@ -123,6 +114,9 @@ export const rateLimitedFor = (retryAfterSeconds: number): DiceError =>
 
 type Marker = ToolMarker<unknown, unknown>;
 
+/** Markers by operation name, as toolsOf takes them. */
+export type MarkerTable = Readonly<Record<string, OneOrMore<Marker> | undefined>>;
+
 /** An answer outside the operation's own output schema is a fault of ours, as on REST. */
 class OutputError extends Error {
   constructor(cause: unknown) {
@@ -141,31 +135,60 @@ function maskOf(input: z.ZodObject, names: readonly string[], marker: Marker): R
 }
 
 /**
- * The tool's arguments: the operation's input object, less the fields the marker omits, with
- * the fields it requires no longer optional, plus its extra arguments. Whatever it accepts
- * (extras aside) the operation's input accepts too.
+ * The tool's arguments: the operation's input object, fields renamed as the marker says, less the
+ * fields it omits, with the fields it requires no longer optional, plus its extra arguments.
+ * Whatever it accepts (extras aside, names put back) the operation's input accepts too.
  */
 function toolInputOf(operation: Operation, marker: Marker): z.ZodType {
   const input = operation.input ?? EMPTY_INPUT;
-  const { extraInput, requires = [], omits = [] } = marker;
-  if (extraInput === undefined && requires.length === 0 && omits.length === 0) return input;
+  const { extraInput, requires = [], omits = [], renames = {} } = marker;
+  const renamed = Object.entries(renames);
+  if (extraInput === undefined && requires.length === 0 && omits.length === 0 && renamed.length === 0) {
+    return input;
+  }
   if (!(input instanceof z.ZodObject)) {
     throw new Error(
       `The tool ${marker.name} reshapes its arguments, so its operation's input must be an object.`,
     );
   }
   let shaped: z.ZodObject = input;
-  if (omits.length > 0) shaped = shaped.omit(maskOf(input, omits, marker));
+  for (const [name, field] of renamed) {
+    const schema = shaped.shape[field];
+    if (schema === undefined || name in shaped.shape) {
+      throw new Error(
+        `The tool ${marker.name} renames ${field} to ${name}, which its operation's input cannot take.`,
+      );
+    }
+    shaped = shaped.omit(maskOf(shaped, [field], marker)).extend({ [name]: schema });
+  }
+  if (omits.length > 0) shaped = shaped.omit(maskOf(shaped, omits, marker));
   if (requires.length > 0) shaped = shaped.required(maskOf(shaped, requires, marker));
   return extraInput === undefined ? shaped : shaped.extend(extraInput);
 }
 
-/** The arguments without the tool's own extras: what the operation runs on. */
+/** The arguments as the operation takes them: without the tool's own extras, with its own names. */
 function operationInputOf(parsed: unknown, marker: Marker): unknown {
-  if (marker.extraInput === undefined) return parsed;
+  if (marker.extraInput === undefined && marker.renames === undefined) return parsed;
   const own = { ...(parsed as Record<string, unknown>) };
-  for (const key of Object.keys(marker.extraInput)) delete own[key];
+  for (const key of Object.keys(marker.extraInput ?? {})) delete own[key];
+  for (const [name, field] of Object.entries(marker.renames ?? {})) {
+    if (name in own) own[field] = own[name];
+    delete own[name];
+  }
   return own;
+}
+
+/**
+ * A field the operation calls otherwise (`id` where the tool says `table`) is refused naming the
+ * tool's word for it, before anything else is said about the arguments.
+ */
+function checkRenamed(args: unknown, marker: Marker): void {
+  if (marker.renames === undefined || args === null || typeof args !== 'object') return;
+  for (const [name, field] of Object.entries(marker.renames)) {
+    if (field in args) {
+      throw new RequestError(`Unknown field: ${field}. The ${marker.name} tool calls it ${name}.`);
+    }
+  }
 }
 
 function toolOf(operation: Operation, marker: Marker): McpTool {
@@ -175,7 +198,7 @@ function toolOf(operation: Operation, marker: Marker): McpTool {
   const define = (): ToolDefinition => ({
     name: marker.name,
     title: marker.title,
-    description: `${marker.description}\n${NOTATION}`,
+    description: marker.description,
     inputSchema: toolJsonSchema(input, 'input') as ToolDefinition['inputSchema'],
     outputSchema: toolJsonSchema(operation.output, 'output') as ToolDefinition['outputSchema'],
     annotations: {
@@ -196,6 +219,7 @@ function toolOf(operation: Operation, marker: Marker): McpTool {
     },
     async call(args, ctx) {
       try {
+        checkRenamed(args, marker);
         // The same validation, and the same invalid_request wording, as REST and tRPC.
         const parsed = await parseInput(input, { value: args ?? {} });
         const checked = operation.output.safeParse(await run(operationInputOf(parsed, marker), ctx));
@@ -214,14 +238,23 @@ function toolOf(operation: Operation, marker: Marker): McpTool {
 }
 
 /**
- * The tools of every marked operation, in table order (an operation with several markers gives
- * several tools, in the order of its markers); a duplicated name is a start-up error.
+ * The tools of every operation with a marker, in table order (an operation with several markers
+ * gives several tools, in the order of its markers). A duplicated tool name, or a marker for an
+ * operation the table does not have, is a start-up error.
  */
-export function toolsOf(operations: Readonly<Record<string, Operation>>): Map<string, McpTool> {
+export function toolsOf(
+  operations: Readonly<Record<string, Operation>> = OPERATIONS,
+  markers: MarkerTable = TOOL_MARKERS as MarkerTable,
+): Map<string, McpTool> {
+  for (const name of Object.keys(markers)) {
+    if (!(name in operations))
+      throw new Error(`A tool marker names the operation ${name}, which does not exist.`);
+  }
   const tools = new Map<string, McpTool>();
-  for (const { name, tool, ...operation } of operationList(operations)) {
-    const markers = (tool === undefined ? [] : Array.isArray(tool) ? tool : [tool]) as Marker[];
-    for (const marker of markers) {
+  for (const { name, ...operation } of operationList(operations)) {
+    const marked = markers[name];
+    const list = (marked === undefined ? [] : Array.isArray(marked) ? marked : [marked]) as Marker[];
+    for (const marker of list) {
       if (tools.has(marker.name))
         throw new Error(`Operation ${name} names the tool ${marker.name}, already taken.`);
       tools.set(marker.name, toolOf(operation as Operation, marker));

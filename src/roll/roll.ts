@@ -3,30 +3,28 @@
 // object is created per die.
 
 import { RandomSourceError, TooManyThrowsError } from '../errors.js';
-import type { DiceNode } from '../formula/ast.js';
-import { type Evaluated, evaluateTerms } from '../formula/evaluate.js';
-import { within } from '../formula/parse.js';
-import { Rational } from '../formula/rational.js';
-import { LIMITS } from '../limits.js';
 import {
+  type ClampPlan,
+  type CountPlan,
   type Deprecation,
-  ExplodeRule,
+  type ExplodePlan,
+  evaluate,
   type GroupPlan,
+  type KeepPlan,
   KeepRule,
+  type MatchPlan,
   type PoolPlan,
   type PreparedRoll,
   type PrepareOptions,
   prepareRoll,
-} from './prepare.js';
+  type RerollPlan,
+  type UniquePlan,
+  unhandledKind,
+  within,
+} from '../formula/index.js';
+import { LIMITS } from '../limits.js';
 import { cryptoRandom, WordSampler } from './random.js';
-import type {
-  DieGroup,
-  DieThrow,
-  ExpressionResult,
-  RandomSource,
-  RollRequest,
-  RollResponse,
-} from './types.js';
+import type { DieGroup, DieThrow, RandomSource, RollRequest, RollResponse } from './types.js';
 
 export interface RollOptions {
   /** Where dice come from (default: the pooled node:crypto sampler). Tests inject their own. */
@@ -138,47 +136,13 @@ export function rollPrepared(prepared: PreparedRoll, options?: RollOptions): Rol
           advantageState: prepared.advantageState,
           tag: prepared.tag,
         };
-  if (prepared.arithmetic !== undefined) {
-    const expression = evaluateRoll(prepared.arithmetic, dice);
+  if (prepared.expression !== undefined) {
+    // Each dice leaf is a DieGroup: its total, successes and failures are what the tree reads.
+    const expression = evaluate(prepared.expression, (group) => dice[group]!);
     response.total = expression.value.floor().toNumber() || 0;
     response.expression = expression.node;
   }
   return response;
-}
-
-/**
- * The evaluated tree of a roll with arithmetic: the formula's root, or with bonuses the `+` node
- * over it and each bonus (an integer as a number node, a fragment as its own root).
- */
-function evaluateRoll(
-  arithmetic: NonNullable<PreparedRoll['arithmetic']>,
-  dice: readonly DieGroup[],
-): Evaluated {
-  const lookup = (term: DiceNode) => {
-    const group = arithmetic.groupOf.get(term)!;
-    const rolled = dice[group]!;
-    return { group, total: rolled.total, successes: rolled.successes, failures: rolled.failures };
-  };
-  const root = evaluateTerms(arithmetic.formula.terms, lookup);
-  if (arithmetic.bonuses.length === 0) return root;
-  const parts = [root];
-  for (const bonus of arithmetic.bonuses) {
-    parts.push(
-      'value' in bonus
-        ? { value: Rational.of(bonus.value), node: { type: 'number', value: bonus.value } }
-        : evaluateTerms(bonus.node.terms, lookup),
-    );
-  }
-  let value = Rational.of(0);
-  for (const part of parts) value = value.add(part.value);
-  const node: ExpressionResult = {
-    type: 'operation',
-    operator: '+',
-    value: value.toNumber(),
-    ...(value.isInteger() ? {} : { exact: value.toString() }),
-    operands: parts.map((part) => part.node),
-  };
-  return { value, node };
 }
 
 /**
@@ -196,16 +160,18 @@ function rollPool(
   const thrown: Thrown[] = [];
   let base = 0;
   for (let m = pool.first; m < pool.first + pool.size; m++) {
-    thrown.push(throwGroup(groups[m]!, random, base));
-    base += groups[m]!.count;
+    const plan = groups[m]!;
+    thrown.push(throwGroup(plan, rulesOf(plan), random, base));
+    base += plan.count;
   }
-  selectKept(pool.keep, pool.keepAmount, 0, size);
+  if (pool.keep === undefined) dieKept.fill(1, 0, size);
+  else selectKept(pool.keep.rule, pool.keep.amount, 0, size);
   base = 0;
   for (let m = pool.first; m < pool.first + pool.size; m++) {
     const plan = groups[m]!;
     let keptDice = 0;
     for (let d = base; d < base + plan.count; d++) keptDice += dieKept[d]!;
-    dice[m] = finishGroup(plan, thrown[m - pool.first]!, base, keptDice);
+    dice[m] = finishGroup(plan, rulesOf(plan), thrown[m - pool.first]!, base, keptDice);
     base += plan.count;
   }
 }
@@ -237,26 +203,33 @@ function checkedSource(random: RandomSource): RandomSource {
 
 function rollGroup(plan: GroupPlan, random: RandomSource): DieGroup {
   if (plan.plain) return rollPlainGroup(plan, random);
-  const thrown = throwGroup(plan, random, 0);
-  let keptDice = selectKept(plan.keep, plan.keepAmount, 0, plan.count);
-  if (plan.moreKeeps.length > 0) keptDice = selectMoreKept(plan, plan.count);
-  return finishGroup(plan, thrown, 0, keptDice);
+  const rules = rulesOf(plan);
+  const thrown = throwGroup(plan, rules, random, 0);
+  return finishGroup(plan, rules, thrown, 0, selectTermKept(plan.count, rules.keeps));
 }
 
 /**
- * Several keep/drop modifiers on one term (`4d10dh1dl2`): each ranks all the dice and marks its
- * own range; a die counts only when none of them drops it. `dieKept` already holds the first's.
+ * Marks in `dieKept` the dice of a term that count, by its keep/drop rules (every die when it has
+ * none), and returns how many. Several (`4d10dh1dl2`) each rank all the dice and mark their own
+ * range; a die counts only when none of them drops it.
  */
-function selectMoreKept(plan: GroupPlan, count: number): number {
+function selectTermKept(count: number, keeps: readonly KeepPlan[]): number {
+  if (keeps.length === 0) {
+    dieKept.fill(1, 0, count);
+    return count;
+  }
+  const first = keeps[0]!;
+  const kept = selectKept(first.rule, first.amount, 0, count);
+  if (keeps.length === 1) return kept;
   const marks = dieKept.slice(0, count);
-  for (const step of plan.moreKeeps) {
-    selectKept(step.keep, step.amount, 0, count);
+  for (let k = 1; k < keeps.length; k++) {
+    selectKept(keeps[k]!.rule, keeps[k]!.amount, 0, count);
     for (let d = 0; d < count; d++) marks[d] = marks[d]! & dieKept[d]!;
   }
   dieKept.set(marks, 0);
-  let kept = 0;
-  for (let d = 0; d < count; d++) kept += marks[d]!;
-  return kept;
+  let counted = 0;
+  for (let d = 0; d < count; d++) counted += marks[d]!;
+  return counted;
 }
 
 /** What throwing a group's dice recorded (per-die facts are in the scratch arrays). */
@@ -265,31 +238,133 @@ interface Thrown {
   throws: DieThrow[] | undefined;
 }
 
+/**
+ * A term's rules as the hot loops read them: plain numbers, with neutral values for the rules it
+ * does not have (no clamp, an empty reroll or explode range, no unique limit).
+ */
+interface Rules {
+  readonly clampLow: number;
+  readonly clampHigh: number;
+  readonly rerollLimit: number;
+  readonly rerollLow: number;
+  readonly rerollHigh: number;
+  readonly uniqueLimit: number;
+  readonly uniqueLow: number;
+  readonly uniqueHigh: number;
+  readonly explodes: boolean;
+  readonly compound: boolean;
+  /** 1 when every extra is recorded minus 1 (`!p`, `!!p`). */
+  readonly penalty: number;
+  readonly explodeLow: number;
+  readonly explodeHigh: number;
+  /** No clamp, reroll, unique or explosion: one throw per die, recorded as it shows. */
+  readonly throwOnce: boolean;
+  readonly keeps: readonly KeepPlan[];
+  readonly match: MatchPlan | undefined;
+  readonly counting: CountPlan | undefined;
+}
+
+/**
+ * The rules of each frozen plan rolled, read once: such a plan is a cached formula's
+ * (src/formula/compile.ts), rolled again and again. Any other plan is read on each roll: a key
+ * added to a WeakMap per roll would cost the garbage collector more than reading it again.
+ */
+const rulesOfPlans = new WeakMap<GroupPlan, Rules>();
+
+function rulesOf(plan: GroupPlan): Rules {
+  let rules = rulesOfPlans.get(plan);
+  if (rules === undefined) {
+    rules = readRules(plan);
+    if (Object.isFrozen(plan)) rulesOfPlans.set(plan, rules);
+  }
+  return rules;
+}
+
+/** A term's rules from its plan's kinds (src/formula/plan.ts), each in the field the roller reads. */
+function readRules(plan: GroupPlan): Rules {
+  let clamp: ClampPlan | undefined;
+  let reroll: RerollPlan | undefined;
+  let unique: UniquePlan | undefined;
+  let explode: ExplodePlan | undefined;
+  let keeps: KeepPlan[] | undefined;
+  let match: MatchPlan | undefined;
+  let counting: CountPlan | undefined;
+  for (const modifier of plan.modifiers) {
+    switch (modifier.kind) {
+      case 'clamp':
+        clamp = modifier;
+        break;
+      case 'reroll':
+        reroll = modifier;
+        break;
+      case 'unique':
+        unique = modifier;
+        break;
+      case 'explode':
+        explode = modifier;
+        break;
+      case 'keep':
+        keeps ??= [];
+        keeps.push(modifier);
+        break;
+      case 'match':
+        match = modifier;
+        break;
+      case 'count':
+        counting = modifier;
+        break;
+      default:
+        unhandledKind(modifier);
+    }
+  }
+  return {
+    clampLow: clamp?.low ?? Number.NEGATIVE_INFINITY,
+    clampHigh: clamp?.high ?? Number.POSITIVE_INFINITY,
+    rerollLimit: reroll?.limit ?? 0,
+    rerollLow: reroll?.low ?? 1,
+    rerollHigh: reroll?.high ?? 0,
+    uniqueLimit: unique?.limit ?? 0,
+    uniqueLow: unique?.low ?? 1,
+    uniqueHigh: unique?.high ?? 0,
+    explodes: explode !== undefined,
+    compound: explode?.compound === true,
+    penalty: explode?.penetrate === true ? 1 : 0,
+    explodeLow: explode?.low ?? 1,
+    explodeHigh: explode?.high ?? 0,
+    throwOnce: clamp === undefined && reroll === undefined && unique === undefined && explode === undefined,
+    keeps: keeps ?? NO_KEEPS,
+    match,
+    counting,
+  };
+}
+
+const NO_KEEPS: readonly KeepPlan[] = [];
+
 /** Throws a group's dice into the scratch arrays at dice `base..base+count`. */
-function throwGroup(plan: GroupPlan, random: RandomSource, base: number): Thrown {
-  if (
-    plan.rerollLimit === 0 &&
-    plan.unique === undefined &&
-    plan.explode === ExplodeRule.None &&
-    !plan.clamped &&
-    plan.faces === undefined
-  ) {
+function throwGroup(plan: GroupPlan, rules: Rules, random: RandomSource, base: number): Thrown {
+  if (rules.throwOnce && plan.faces === undefined) {
     return { results: throwPlainDice(plan, random, base), throws: undefined };
   }
-  return throwDice(plan, random, base);
+  return throwDice(plan, rules, random, base);
 }
 
 /** A group's DieGroup once its dice are thrown and `dieKept` marks the `keptDice` dice that count. */
-function finishGroup(plan: GroupPlan, thrown: Thrown, base: number, keptDice: number): DieGroup {
+function finishGroup(
+  plan: GroupPlan,
+  rules: Rules,
+  thrown: Thrown,
+  base: number,
+  keptDice: number,
+): DieGroup {
   const { count } = plan;
   const { results } = thrown;
-  const compound = plan.explode === ExplodeRule.Compound;
+  const { compound, match, counting } = rules;
   // Flags and the kept values; a die's chain shares its flag, rerolled-away throws are false.
   const length = results.length;
   let keptFlags: boolean[];
   let kept: number[];
   let sum = 0;
-  if (keptDice === count && ((plan.rerollLimit === 0 && plan.unique === undefined) || compound)) {
+  if (keptDice === count && ((rules.rerollLimit === 0 && rules.uniqueLimit === 0) || compound)) {
     keptFlags = flags(length, true);
     kept = results.slice();
     for (let d = base; d < base + count; d++) sum += dieValue[d]!;
@@ -321,21 +396,22 @@ function finishGroup(plan: GroupPlan, thrown: Thrown, base: number, keptDice: nu
 
   let total = sum;
   let matches: number[] | undefined;
-  if (plan.match !== undefined) {
-    matches = matchingValues(plan.match.amount, base, count);
-    if (plan.match.total) total = matches.length;
+  if (match !== undefined) {
+    matches = matchingValues(match.amount, base, count);
+    if (match.total) total = matches.length;
   }
   let successes: number | undefined;
   let failures: number | undefined;
-  if (plan.countSuccesses) {
+  if (counting !== undefined) {
+    const { success, failure } = counting;
     successes = 0;
     failures = 0;
     for (const value of kept) {
-      if (within(value, plan.successLow, plan.successHigh)) successes++;
-      if (plan.countFailures && within(value, plan.failureLow, plan.failureHigh)) failures++;
+      if (within(value, success.low, success.high)) successes++;
+      if (failure !== undefined && within(value, failure.low, failure.high)) failures++;
     }
     total = successes - failures;
-    if (!plan.countFailures) failures = undefined;
+    if (failure === undefined) failures = undefined;
   }
   return dieGroup(
     plan,
@@ -349,6 +425,7 @@ function finishGroup(plan: GroupPlan, thrown: Thrown, base: number, keptDice: nu
     failures,
     thrown.throws,
     matches,
+    compound,
   );
 }
 
@@ -380,7 +457,8 @@ function dieGroup(
   successes: number | undefined,
   failures: number | undefined,
   throws: DieThrow[] | undefined,
-  matches?: number[],
+  matches: number[] | undefined,
+  compounded: boolean,
 ): DieGroup {
   const group: DieGroup = {
     sides: plan.sides,
@@ -399,7 +477,7 @@ function dieGroup(
   if (successes !== undefined) group.successes = successes;
   if (failures !== undefined) group.failures = failures;
   if (matches !== undefined) group.matches = matches;
-  if (plan.explode === ExplodeRule.Compound) group.compounded = true;
+  if (compounded) group.compounded = true;
   if (throws !== undefined) group.throws = throws;
   return group;
 }
@@ -440,18 +518,16 @@ function dieThrow(die: number, kind: DieThrow['kind'], value: number, face: numb
  * gets a die's rerolled-away throws, its final throw, then its extras; with compounding, one
  * merged value per die instead. `throws` gets every throw when the plan records them.
  */
-function throwDice(plan: GroupPlan, random: RandomSource, base: number): Thrown {
-  const { sides, faces, count, explode, rerollLimit, rerollLow, rerollHigh, clampLow, clampHigh } = plan;
-  const { explodeLow, explodeHigh } = plan;
-  const compound = explode === ExplodeRule.Compound;
-  const penalty = explode === ExplodeRule.Penetrate || plan.compoundPenetrate ? 1 : 0;
-  const uniqueLimit = plan.unique?.limit ?? 0;
-  const uniqueLow = plan.unique?.low ?? 0;
-  const uniqueHigh = plan.unique?.high ?? 0;
+function throwDice(plan: GroupPlan, rules: Rules, random: RandomSource, base: number): Thrown {
+  const { sides, faces, count } = plan;
+  const { clampLow, clampHigh, rerollLimit, rerollLow, rerollHigh, uniqueLimit, uniqueLow, uniqueHigh } =
+    rules;
+  const { explodes, compound, penalty, explodeLow, explodeHigh } = rules;
   // `u`: the values of the term's earlier dice.
   const earlier = uniqueLimit > 0 ? new Set<number>() : undefined;
   const results: number[] = [];
-  const throws: DieThrow[] | undefined = plan.recordThrows ? [] : undefined;
+  // Every throw is listed when a die may be thrown more than once (r, ro, u, uo, !, !p, !!, !!p).
+  const throws: DieThrow[] | undefined = rerollLimit > 0 || uniqueLimit > 0 || explodes ? [] : undefined;
   // Counted per throw, spent once per die: a chain overshoots the budget by at most the caps.
   let thrown = 0;
   const most = budget === undefined ? Number.POSITIVE_INFINITY : budget.left;
@@ -490,7 +566,7 @@ function throwDice(plan: GroupPlan, random: RandomSource, base: number): Thrown 
     throws?.push(dieThrow(d, kind, value, face));
     dieFace[base + d] = face;
     let sum = value;
-    if (explode !== ExplodeRule.None) {
+    if (explodes) {
       let tested = value;
       for (let extras = 0; extras < EXPLODE_CAP && within(tested, explodeLow, explodeHigh); extras++) {
         thrown++;
@@ -556,6 +632,8 @@ function rollPlainGroup(plan: GroupPlan, random: RandomSource): DieGroup {
     undefined,
     undefined,
     undefined,
+    undefined,
+    false,
   );
 }
 
@@ -566,10 +644,6 @@ function rollPlainGroup(plan: GroupPlan, random: RandomSource): DieGroup {
  */
 function selectKept(rule: KeepRule, amount: number, base: number, count: number): number {
   const end = base + count;
-  if (rule === KeepRule.All) {
-    dieKept.fill(1, base, end);
-    return count;
-  }
   const keeping = rule === KeepRule.KeepHighest || rule === KeepRule.KeepLowest;
   if (amount >= count) {
     dieKept.fill(keeping ? 1 : 0, base, end);

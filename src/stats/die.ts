@@ -169,7 +169,7 @@ export function explodingSum(
   return { min: n, counts, denominator: s ** BigInt(n * (depth + 1)) };
 }
 
-// --- any die of the second edition ------------------------------------------------------------
+// --- any die of the language -------------------------------------------------------------------
 
 /**
  * A die as the roller throws it, for every form of the language: each of its `sides` equally

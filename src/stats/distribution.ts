@@ -1,28 +1,24 @@
 // The exact distribution of a roll's `total` (docs/stats.md): the request is prepared exactly as
-// /v1/roll prepares it, every construct is checked to be one the engine knows, the cost is
-// estimated before any work, and the answer is built from integer counts over one denominator.
-// Pure: no HTTP, no tRPC, no worker; src/stats/pool.ts runs it off the event loop.
+// /v1/roll prepares it (src/formula/compile.ts), its plan is read once (each term's rules by
+// src/stats/term.ts, the arithmetic by src/stats/expression.ts), the cost is estimated before any
+// work, and the answer is built from integer counts over one denominator. Pure: no HTTP, no tRPC,
+// no worker; src/api/stats-worker.ts runs it off the event loop.
 
-import { FormulaError, RequestError } from '../errors.js';
-import type { DiceModifier, ExpressionNode, FormulaNode, GroupModifier } from '../formula/ast.js';
-import { parseFormula, parseFragment } from '../formula/parse.js';
+import { RequestError, TooComplexError } from '../errors.js';
+import { type GroupPlan, type PreparedRoll, prepareRoll } from '../formula/index.js';
 import { LIMITS } from '../limits.js';
-import { type GroupPlan, type PreparedRoll, prepareRoll } from '../roll/prepare.js';
 import type { AdvantageState, RollRequest } from '../roll/types.js';
-import { notYetSupported, TooComplexError } from './errors.js';
 import { bitLength, fraction, ratiosOver, ratioToNumber } from './exact.js';
-import { type ExpressionPlan, planExpression, type TermEngine, totalDistribution } from './expression.js';
+import { type ExpressionEstimate, planExpression, type TermEngine, totalDistribution } from './expression.js';
 import {
   addDistributions,
   autoDepth,
-  checkFields,
   checkTerm,
   estimateCost,
   formatCost,
   listedSupport,
   lowest,
   poolDistribution,
-  safeName,
   type TermDistribution,
   termBounds,
   termDistribution,
@@ -87,31 +83,19 @@ export interface StatsResponse {
   truncation: Truncation | null;
 }
 
-const KNOWN_PREPARED_FIELDS = new Set([
-  'formula',
-  'groups',
-  'modifiers',
-  'modifier',
-  'advantageState',
-  'tag',
-  'diceCount',
-  'deprecations',
-  // Formulas with arithmetic or groups: src/stats/expression.ts evaluates the tree.
-  'arithmetic',
-]);
-
 /**
  * The exact distribution of the `total` that /v1/roll returns for `request`. Throws the errors
- * prepareRoll throws (invalid_formula, invalid_request), FormulaError for a construct not yet
- * supported, and TooComplexError when the answer would cost more than the budget.
+ * prepareRoll throws (invalid_formula, invalid_request), FormulaError for a construct refused
+ * with its reason (src/stats/term.ts), and TooComplexError when the answer would cost more than
+ * the budget.
  */
 export function distribution(request: StatsRequest, options?: StatsOptions): StatsResponse {
   const plan = planDistribution(request, options);
   const { prepared, groups, depth } = plan;
   const base = { formula: prepared.formula, advantageState: prepared.advantageState };
   const exploding = groups.some(termExplodes);
-  if (prepared.arithmetic !== undefined) {
-    const totals = totalDistribution(prepared.arithmetic, termEngine(groups, depth));
+  if (prepared.expression !== undefined) {
+    const totals = totalDistribution(prepared.expression, termEngine(groups, depth));
     return {
       ...base,
       ...describeTotals(totals, exploding && totals.tail > 0n ? depth : undefined),
@@ -149,20 +133,19 @@ interface Plan {
   /** A summary, computed while checking (it costs one die per term). */
   summary?: Omit<StatsResponse, 'formula' | 'advantageState'>;
   /** For a formula with arithmetic or groups: its estimate (src/stats/expression.ts). */
-  expression?: ExpressionPlan;
+  expression?: ExpressionEstimate;
 }
 
 function planDistribution(request: StatsRequest, options?: StatsOptions): Plan {
   const prepared = prepareRoll(request, { dicePerRoll: options?.dicePerRoll });
-  checkSupported(request);
   const groups = checkGroups(prepared);
   const depth = request.depth ?? autoDepth(groups);
   if (!Number.isInteger(depth) || depth < 0 || depth > LIMITS.explodeCap) {
     throw new RequestError(`depth must be an integer from 0 to ${LIMITS.explodeCap}.`);
   }
-  if (prepared.arithmetic !== undefined) {
+  if (prepared.expression !== undefined) {
     const expression = planExpression(
-      prepared.arithmetic,
+      prepared.expression,
       termEngine(groups, depth),
       options?.costBudget ?? LIMITS.statsCostBudget,
       options?.outcomesMax ?? LIMITS.statsOutcomesMax,
@@ -201,204 +184,6 @@ function planDistribution(request: StatsRequest, options?: StatsOptions): Plan {
   return { prepared, groups, depth, cost };
 }
 
-// --- what the engine knows -------------------------------------------------------------------
-
-/**
- * Refuses anything the engine was not written for: every node and modifier of the request is
- * matched against the ones it knows, so a construct added to the language later gets a clear
- * 400 here instead of a wrong distribution.
- */
-function checkSupported(request: StatsRequest): void {
-  checkFormulaNode(parseFormula(request.formula, { tags: request.tags }), 'formula');
-  const bonuses = request.bonuses ?? [];
-  for (let i = 0; i < bonuses.length; i++) {
-    const bonus = bonuses[i];
-    if (typeof bonus === 'string')
-      checkFormulaNode(parseFragment(bonus, { item: `bonuses[${i}]` }), `bonuses[${i}]`);
-  }
-}
-
-/** Throws "… is not yet supported by /v1/stats" for any node or modifier the engine does not know. */
-export function checkFormulaNode(node: FormulaNode, item: string): void {
-  const terms = (node as { terms?: unknown }).terms;
-  if (node.kind !== 'formula' || !Array.isArray(terms)) throw notYetSupported('This kind of formula', item);
-  checkFields(node, FORMULA_FIELDS, "A formula's", item);
-  for (const term of node.terms) {
-    switch (term.kind) {
-      case 'flat':
-        checkFields(term, FLAT_FIELDS, 'A number term with', item);
-        break;
-      case 'dice':
-        checkFields(term, DICE_FIELDS, 'A dice term with', item);
-        for (const modifier of term.modifiers) {
-          switch (modifier.kind) {
-            case 'keep':
-            case 'drop':
-            case 'advantage':
-            case 'explode':
-            case 'reroll':
-            case 'multiply':
-            case 'clamp':
-            case 'success':
-            case 'failure':
-            case 'critical':
-            case 'unique':
-            case 'match':
-              checkFields(
-                modifier,
-                MODIFIER_FIELDS[modifier.kind] ?? new Set<string>(),
-                `The modifier ${modifier.kind} with`,
-                item,
-              );
-              break;
-            default:
-              throw notYetSupported(
-                `The modifier ${safeName((modifier as { kind: unknown }).kind)}`,
-                item,
-                (modifier as { column?: number }).column,
-              );
-          }
-        }
-        break;
-      case 'sum':
-      case 'product':
-      case 'power':
-      case 'negate':
-      case 'call':
-      case 'group':
-        checkExpressionNode(term, item);
-        break;
-      default:
-        throw notYetSupported(
-          `A term of kind ${safeName((term as { kind: unknown }).kind)}`,
-          item,
-          (term as { column?: number }).column,
-        );
-    }
-  }
-}
-
-/**
- * The nodes of arithmetic and groups (src/stats/expression.ts computes them): each node's
- * fields are checked as the terms' are, and every dice or number term inside is checked as a
- * term of a formula.
- */
-function checkExpressionNode(node: ExpressionNode, item: string): void {
-  if (node.kind === 'dice' || node.kind === 'flat') {
-    checkFormulaNode({ kind: 'formula', terms: [node], tag: null }, item);
-    return;
-  }
-  const fields = EXPRESSION_FIELDS[node.kind];
-  if (fields === undefined) {
-    throw notYetSupported(
-      `A term of kind ${safeName((node as { kind: unknown }).kind)}`,
-      item,
-      (node as { column?: number }).column,
-    );
-  }
-  checkFields(node, fields, `A ${node.kind} with`, item);
-  const lists =
-    { sum: ['terms'], call: ['arguments'], group: ['items', 'modifiers'] }[node.kind as string] ?? [];
-  for (const list of lists) {
-    if (!Array.isArray((node as unknown as Record<string, unknown>)[list])) {
-      throw notYetSupported(`A ${node.kind} without ${list}`, item, node.column);
-    }
-  }
-  switch (node.kind) {
-    case 'sum':
-      for (const term of node.terms) checkExpressionNode(term, item);
-      return;
-    case 'product':
-      if (!['*', '/', '%'].includes(node.operator))
-        throw notYetSupported(`The operator ${safeName(node.operator)}`, item, node.column);
-      checkExpressionNode(node.left, item);
-      checkExpressionNode(node.right, item);
-      return;
-    case 'power':
-      checkExpressionNode(node.base, item);
-      checkExpressionNode(node.exponent, item);
-      return;
-    case 'negate':
-      checkExpressionNode(node.operand, item);
-      return;
-    case 'call':
-      if (!FUNCTIONS.has(node.name))
-        throw notYetSupported(`The function ${safeName(node.name)}`, item, node.column);
-      for (const argument of node.arguments) checkExpressionNode(argument, item);
-      return;
-    case 'group':
-      for (const modifier of node.modifiers) {
-        const known = GROUP_MODIFIER_FIELDS[modifier.kind];
-        if (known === undefined) {
-          throw notYetSupported(
-            `The group modifier ${safeName((modifier as { kind: unknown }).kind)}`,
-            item,
-            (modifier as { column?: number }).column,
-          );
-        }
-        checkFields(modifier, known, `The group modifier ${modifier.kind} with`, item);
-      }
-      for (const groupItem of node.items) checkExpressionNode(groupItem, item);
-      return;
-  }
-}
-
-const FUNCTIONS = new Set(['floor', 'ceil', 'round', 'abs', 'min', 'max']);
-const EXPRESSION_FIELDS: Partial<Record<ExpressionNode['kind'], ReadonlySet<string>>> = {
-  sum: new Set(['kind', 'terms', 'column']),
-  product: new Set(['kind', 'operator', 'left', 'right', 'column']),
-  power: new Set(['kind', 'base', 'exponent', 'column']),
-  negate: new Set(['kind', 'operand', 'column']),
-  call: new Set(['kind', 'name', 'arguments', 'column']),
-  // A label names a group in the response; it does not change the total.
-  group: new Set(['kind', 'items', 'modifiers', 'label', 'column']),
-};
-const GROUP_MODIFIER_FIELDS: Partial<Record<GroupModifier['kind'], ReadonlySet<string>>> = {
-  keep: new Set(['kind', 'mode', 'amount', 'column']),
-  drop: new Set(['kind', 'mode', 'amount', 'column']),
-  success: new Set(['kind', 'compare', 'column']),
-  failure: new Set(['kind', 'compare', 'column']),
-};
-
-const FORMULA_FIELDS = new Set(['kind', 'terms', 'tag']);
-const FLAT_FIELDS = new Set(['kind', 'sign', 'value', 'column']);
-const DICE_FIELDS = new Set([
-  'kind',
-  'sign',
-  'count',
-  'countWritten',
-  'sides',
-  'percentile',
-  'modifiers',
-  'column',
-  'sidesColumn',
-  // Computed counts and sides (`(4-2)d10`, `3d(2*6)`): constants the parser evaluated into
-  // count and sides, which the engine reads.
-  'countExpression',
-  'sidesExpression',
-  // Fate and custom dice: their faces are modelled die by die.
-  'faces',
-  'fate',
-  // A label names a term in the response; it does not change the total.
-  'label',
-]);
-const MODIFIER_FIELDS: Partial<Record<DiceModifier['kind'], ReadonlySet<string>>> = {
-  keep: new Set(['kind', 'mode', 'amount', 'column']),
-  drop: new Set(['kind', 'mode', 'amount', 'column']),
-  advantage: new Set(['kind', 'mode', 'column']),
-  explode: new Set(['kind', 'penetrate', 'compound', 'compare', 'column']),
-  reroll: new Set(['kind', 'once', 'compare', 'column']),
-  multiply: new Set(['kind', 'factor', 'column']),
-  clamp: new Set(['kind', 'bound', 'value', 'column']),
-  success: new Set(['kind', 'compare', 'column']),
-  failure: new Set(['kind', 'compare', 'column']),
-  // Crit ranges only set the naturals the response shows, never the total.
-  critical: new Set(['kind', 'range', 'compare', 'column']),
-  // Refused with their reason when the term is modelled (src/stats/term.ts).
-  unique: new Set(['kind', 'once', 'compare', 'column']),
-  match: new Set(['kind', 'total', 'amount', 'column']),
-};
-
 /** The per-term engine for src/stats/expression.ts: each dice term as src/stats/term.ts computes it. */
 function termEngine(groups: readonly GroupPlan[], depth: number): TermEngine {
   return {
@@ -420,37 +205,18 @@ function termEngine(groups: readonly GroupPlan[], depth: number): TermEngine {
   };
 }
 
+/** Every term of the plan modelled (src/stats/term.ts), or the first refusal, with its reason. */
 function checkGroups(prepared: PreparedRoll): readonly GroupPlan[] {
-  checkFields(prepared, KNOWN_PREPARED_FIELDS, "A roll's");
-  const groups = prepared.groups.map(withoutPlainMatch);
-  for (const plan of groups) {
+  for (const plan of prepared.groups) {
     try {
       checkTerm(plan);
     } catch (error) {
-      if (plan.match?.total === true && error instanceof FormulaError) {
-        throw new FormulaError(
-          'Matching sets as the total (mt) are not computed by /v1/stats: that total counts the values shown by several dice, which this engine does not track (m alone leaves the total unchanged and is answered).',
-          'formula',
-          undefined,
-        );
-      }
       if (!(error instanceof TooComplexError)) throw error;
       // A refusal by the shape of a die (its sides) names the figure it was refused for.
       throw new TooComplexError(`${error.message} This formula has dice of ${plan.sides} sides.`);
     }
   }
-  return groups;
-}
-
-/**
- * `m` only lists the matching sets; the total is the term's as if `m` were not written
- * (docs/language.md), so its distribution is the plain term's. `mt` makes the number of sets the
- * total, and stays refused.
- */
-function withoutPlainMatch(plan: GroupPlan): GroupPlan {
-  if (plan.match === undefined || plan.match.total) return plan;
-  const { match: _listedOnly, ...rest } = plan;
-  return rest;
+  return prepared.groups;
 }
 
 // --- the answer --------------------------------------------------------------------------------
@@ -595,6 +361,3 @@ function summary(
     truncation: null,
   };
 }
-
-/** modelGroup for the tests of later-edition plans (a plan is plain data). */
-export { modelGroupForTest } from './term.js';

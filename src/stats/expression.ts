@@ -1,8 +1,8 @@
 // The exact distribution of a formula with arithmetic or groups (docs/stats.md, "Arithmetic and
-// groups"): the formula's tree is evaluated over distributions instead of values. Each dice term
-// is a leaf whose distribution the term engine supplies; every node of the tree combines its
-// operands' distributions exactly, with the same Rational operations the roller's evaluator
-// (src/formula/evaluate.ts) applies to one roll, and the total is the root rounded down.
+// groups"): the plan's expression (src/formula/plan.ts) is evaluated over distributions instead
+// of values. Each dice term is a leaf whose distribution the term engine supplies; every node
+// combines its operands' distributions exactly, with the same Rational operations the roller's
+// evaluator (src/formula/evaluate.ts) applies to one roll, and the total is the root rounded down.
 //
 // Every dice term stands once in the tree and rolls its own dice, so the operands of a node are
 // independent and a node's distribution is the product measure of its operands'. A distribution
@@ -13,17 +13,19 @@
 // The size of every node is estimated before any work (planExpression), so a formula whose exact
 // answer would cost more than the budget is refused with too_complex before it starts.
 
-import type { CompareOperator, ExpressionNode, GroupNode } from '../formula/ast.js';
-import { meets, poolTerms } from '../formula/evaluate.js';
-import { isPool } from '../formula/parse.js';
-import { Rational } from '../formula/rational.js';
-import type { PreparedRoll } from '../roll/prepare.js';
-import { notYetSupported, TooComplexError } from './errors.js';
+import { TooComplexError } from '../errors.js';
+import {
+  type ComparePoint,
+  type ExpressionPlan,
+  type GroupExpressionPlan,
+  KeepRule,
+  meets,
+  Rational,
+  unhandledKind,
+} from '../formula/index.js';
 import { gcd } from './exact.js';
 import { multiply } from './poly.js';
 import { formatCost } from './term.js';
-
-export type Arithmetic = NonNullable<PreparedRoll['arithmetic']>;
 
 /** A dice term's distribution as the term engine computes it: integer values `min + i * step`. */
 export interface TermDistribution {
@@ -53,14 +55,12 @@ export interface TermEngine {
   distribution(group: number): TermDistribution;
   /**
    * A pool group (`{4d6+3d8}kh3`), its terms `groups[first .. first + size)`: the distribution
-   * of the sum of their totals (the group's value). Absent: pool groups are refused.
+   * of the sum of their totals (the group's value).
    */
-  pool?:
-    | {
-        estimate(first: number, size: number): TermEstimate;
-        distribution(first: number, size: number): TermDistribution;
-      }
-    | undefined;
+  pool: {
+    estimate(first: number, size: number): TermEstimate;
+    distribution(first: number, size: number): TermDistribution;
+  };
 }
 
 /** Exact values, distinct (in no particular order), with positive counts over `denominator`. */
@@ -98,7 +98,7 @@ const words = (bits: number): number => bits / 64 + 1;
 const pairCost = (a: Estimate, b: Estimate): number => PAIR_COST + words(a.bits) * words(b.bits);
 
 /** What planExpression found: the estimate of the total, for the caller's listing decision. */
-export interface ExpressionPlan {
+export interface ExpressionEstimate {
   /** Totals (after rounding down) at most. */
   size: number;
   cost: number;
@@ -106,23 +106,15 @@ export interface ExpressionPlan {
 
 /**
  * Estimates the whole computation; throws TooComplexError when its cost is over `budget` or its
- * totals could be more than `outcomesMax` (an expression has no summary), and FormulaError for a
- * node the engine cannot compute.
+ * totals could be more than `outcomesMax` (an expression has no summary).
  */
 export function planExpression(
-  arithmetic: Arithmetic,
+  expression: ExpressionPlan,
   engine: TermEngine,
   budget: number,
   outcomesMax: number,
-): ExpressionPlan {
-  const estimator = new Estimator(arithmetic, engine);
-  let root = estimator.terms(arithmetic.formula.terms);
-  for (const bonus of arithmetic.bonuses) {
-    root = estimator.add(
-      root,
-      'value' in bonus ? pointEstimate(bonus.value) : estimator.terms(bonus.node.terms),
-    );
-  }
+): ExpressionEstimate {
+  const root = new Estimator(engine).node(expression);
   const size = Math.min(root.size, Math.floor(root.high) - Math.floor(root.low) + 1);
   const cost = root.cost + 3 * size * words(root.bits) ** 2;
   if (cost > budget) {
@@ -161,16 +153,7 @@ function sizeWithin(low: number, high: number, grid: number, bound: number): num
 }
 
 class Estimator {
-  constructor(
-    private readonly arithmetic: Arithmetic,
-    private readonly engine: TermEngine,
-  ) {}
-
-  terms(terms: readonly ExpressionNode[]): Estimate {
-    let result = this.node(terms[0]!);
-    for (let i = 1; i < terms.length; i++) result = this.add(result, this.node(terms[i]!));
-    return result;
-  }
+  constructor(private readonly engine: TermEngine) {}
 
   add(a: Estimate, b: Estimate): Estimate {
     const low = a.low + b.low;
@@ -209,10 +192,10 @@ class Estimator {
     };
   }
 
-  node(node: ExpressionNode): Estimate {
+  node(node: ExpressionPlan): Estimate {
     switch (node.kind) {
       case 'dice': {
-        const t = this.engine.estimate(this.groupOf(node));
+        const t = this.engine.estimate(node.group);
         return {
           low: t.low,
           high: t.high,
@@ -222,10 +205,10 @@ class Estimator {
           cost: t.cost + t.size * PAIR_COST,
         };
       }
-      case 'flat':
-        return pointEstimate(node.sign * node.value);
+      case 'number':
+        return pointEstimate(node.value);
       case 'sum':
-        return this.terms(node.terms);
+        return this.sumOf(node.terms.map((term) => this.node(term)));
       case 'negate': {
         const a = this.node(node.operand);
         return this.unary(a, -a.high, -a.low, a.grid);
@@ -268,7 +251,7 @@ class Estimator {
         return this.pairwise(a, b, low, Math.max(...ends), grid);
       }
       case 'call': {
-        const args = node.arguments.map((argument) => this.terms(argument.terms));
+        const args = node.arguments.map((argument) => this.node(argument));
         const a = args[0]!;
         switch (node.name) {
           case 'floor':
@@ -303,22 +286,21 @@ class Estimator {
             return result;
           }
         }
-        throw notYetSupported(`The function ${String(node.name)}`);
+        return unhandledKind(node.name);
       }
       case 'group':
         return this.group(node);
+      case 'pool': {
+        const t = this.engine.pool.estimate(node.first, node.size);
+        return { low: t.low, high: t.high, size: t.size, grid: 1, bits: t.bits, cost: t.cost };
+      }
+      default:
+        return unhandledKind(node);
     }
   }
 
-  private group(node: GroupNode): Estimate {
-    if (isPool(node)) {
-      const pool = this.engine.pool;
-      if (pool === undefined) throw notYetSupported('A pool group', 'formula', node.column);
-      const [first, size] = poolRange(node, this.arithmetic);
-      const t = pool.estimate(first, size);
-      return { low: t.low, high: t.high, size: t.size, grid: 1, bits: t.bits, cost: t.cost };
-    }
-    const items = node.items.map((item) => this.terms(item.terms));
+  private group(node: GroupExpressionPlan): Estimate {
+    const items = node.items.map((item) => this.node(item));
     const selection = groupSelection(node, items.length);
     if (selection.counting) {
       const n = items.length;
@@ -388,10 +370,6 @@ class Estimator {
     const size = sizeWithin(low, high, grid, states);
     return { low, high, grid, size, bits, cost: cost + walk };
   }
-
-  private groupOf(node: ExpressionNode): number {
-    return this.arithmetic.groupOf.get(node as never)!;
-  }
 }
 
 /** C(n, k) as a double. */
@@ -401,47 +379,29 @@ function combinations(n: number, k: number): number {
   return c;
 }
 
-function poolRange(node: GroupNode, arithmetic: Arithmetic): [number, number] {
-  const terms = poolTerms(node.items[0]!);
-  return [arithmetic.groupOf.get(terms[0]!)!, terms.length];
-}
-
 /** A group's keep/drop and counting, as the roller applies them to item totals. */
 interface Selection {
   /** Items kept: the `kept` highest (`high`) or lowest. */
   kept: number;
   high: boolean;
   counting: boolean;
-  success?: { operator: CompareOperator; value: number };
-  failure?: { operator: CompareOperator; value: number };
+  success?: ComparePoint;
+  failure?: ComparePoint;
 }
 
-function groupSelection(node: GroupNode, n: number): Selection {
+function groupSelection(node: GroupExpressionPlan, n: number): Selection {
   const selection: Selection = { kept: n, high: true, counting: false };
-  for (const modifier of node.modifiers) {
-    switch (modifier.kind) {
-      case 'keep':
-        selection.kept = Math.min(modifier.amount, n);
-        selection.high = modifier.mode === 'highest';
-        break;
-      case 'drop':
-        selection.kept = Math.max(n - modifier.amount, 0);
-        selection.high = modifier.mode !== 'highest';
-        break;
-      case 'success':
-        selection.counting = true;
-        selection.success = modifier.compare;
-        break;
-      case 'failure':
-        selection.failure = modifier.compare;
-        break;
-      default:
-        throw notYetSupported(
-          `The group modifier ${String((modifier as { kind: unknown }).kind)}`,
-          'formula',
-          (modifier as { column?: number }).column,
-        );
-    }
+  const keep = node.keep;
+  if (keep !== undefined) {
+    const keeping = keep.rule === KeepRule.KeepHighest || keep.rule === KeepRule.KeepLowest;
+    const highest = keep.rule === KeepRule.KeepHighest || keep.rule === KeepRule.DropHighest;
+    selection.kept = keeping ? Math.min(keep.amount, n) : Math.max(n - keep.amount, 0);
+    selection.high = keeping === highest;
+  }
+  if (node.success !== undefined) {
+    selection.counting = true;
+    selection.success = node.success;
+    if (node.failure !== undefined) selection.failure = node.failure;
   }
   return selection;
 }
@@ -449,21 +409,16 @@ function groupSelection(node: GroupNode, n: number): Selection {
 // --- computing ---------------------------------------------------------------------------------
 
 /** The distribution of the value of the roll (formula and bonuses), before rounding down. */
-export function expressionDistribution(arithmetic: Arithmetic, engine: TermEngine): ValueDistribution {
-  const evaluator = new Evaluator(arithmetic, engine);
-  let root = evaluator.terms(arithmetic.formula.terms);
-  for (const bonus of arithmetic.bonuses) {
-    root = add(root, 'value' in bonus ? point(Rational.of(bonus.value)) : evaluator.terms(bonus.node.terms));
-  }
-  return root;
+export function expressionDistribution(expression: ExpressionPlan, engine: TermEngine): ValueDistribution {
+  return new Evaluator(engine).node(expression);
 }
 
 /** The distribution of the roll's `total`: the value rounded down, as the roller does. */
 export function totalDistribution(
-  arithmetic: Arithmetic,
+  expression: ExpressionPlan,
   engine: TermEngine,
 ): { totals: bigint[]; counts: bigint[]; tail: bigint; denominator: bigint } {
-  const floored = ascending(unary(expressionDistribution(arithmetic, engine), (v) => v.floor()));
+  const floored = ascending(unary(expressionDistribution(expression, engine), (v) => v.floor()));
   return {
     totals: floored.values.map((v) => v.numerator),
     counts: floored.counts,
@@ -473,25 +428,16 @@ export function totalDistribution(
 }
 
 class Evaluator {
-  constructor(
-    private readonly arithmetic: Arithmetic,
-    private readonly engine: TermEngine,
-  ) {}
+  constructor(private readonly engine: TermEngine) {}
 
-  terms(terms: readonly ExpressionNode[]): ValueDistribution {
-    let result = this.node(terms[0]!);
-    for (let i = 1; i < terms.length; i++) result = add(result, this.node(terms[i]!));
-    return result;
-  }
-
-  node(node: ExpressionNode): ValueDistribution {
+  node(node: ExpressionPlan): ValueDistribution {
     switch (node.kind) {
       case 'dice':
-        return fromTerm(this.engine.distribution(this.arithmetic.groupOf.get(node)!));
-      case 'flat':
-        return point(Rational.of(node.sign * node.value || 0));
+        return fromTerm(this.engine.distribution(node.group));
+      case 'number':
+        return point(Rational.of(node.value));
       case 'sum':
-        return this.terms(node.terms);
+        return node.terms.map((term) => this.node(term)).reduce((a, b) => add(a, b));
       case 'negate':
         return unary(this.node(node.operand), (v) => v.neg());
       case 'product': {
@@ -505,7 +451,7 @@ class Evaluator {
           case '%':
             return pairwise(left, right, (x, y) => x.mod(y));
         }
-        break;
+        return unhandledKind(node.operator);
       }
       case 'power': {
         const base = this.node(node.base);
@@ -513,7 +459,7 @@ class Evaluator {
         return pairwise(base, exponent, (x, y) => x.pow(y.toNumber()));
       }
       case 'call': {
-        const args = node.arguments.map((argument) => this.terms(argument.terms));
+        const args = node.arguments.map((argument) => this.node(argument));
         switch (node.name) {
           case 'floor':
             return unary(args[0]!, (v) => v.floor());
@@ -528,21 +474,17 @@ class Evaluator {
           case 'min':
             return args.reduce((a, b) => unary(maximum(unary(a, neg), unary(b, neg)), neg));
         }
-        break;
+        return unhandledKind(node.name);
       }
-      case 'group':
-        return this.group(node);
+      case 'group': {
+        const items = node.items.map((item) => this.node(item));
+        return selectItems(items, groupSelection(node, items.length));
+      }
+      case 'pool':
+        return fromTerm(this.engine.pool.distribution(node.first, node.size));
+      default:
+        return unhandledKind(node);
     }
-    throw notYetSupported('This kind of expression');
-  }
-
-  private group(node: GroupNode): ValueDistribution {
-    if (isPool(node)) {
-      const [first, size] = poolRange(node, this.arithmetic);
-      return fromTerm(this.engine.pool!.distribution(first, size));
-    }
-    const items = node.items.map((item) => this.terms(item.terms));
-    return selectItems(items, groupSelection(node, items.length));
   }
 }
 
@@ -749,9 +691,8 @@ function selectItems(items: ValueDistribution[], selection: Selection): ValueDis
   const score = (value: Rational): Rational => {
     if (!selection.counting) return value;
     const success = selection.success!;
-    let s = meets(value, success.operator, success.value) ? 1 : 0;
-    if (selection.failure !== undefined && meets(value, selection.failure.operator, selection.failure.value))
-      s--;
+    let s = meets(value, success) ? 1 : 0;
+    if (selection.failure !== undefined && meets(value, selection.failure)) s--;
     return Rational.of(s);
   };
   if (selection.kept === n) {

@@ -1,12 +1,22 @@
-// One dice term of a roll plan as an exact distribution (docs/stats.md): the term's plan is
-// checked to be one the engine knows, sized and costed before any work, then computed as integer
-// counts over one denominator. src/stats/distribution.ts combines the terms of a request.
+// One dice term of a roll plan as an exact distribution (docs/stats.md): the term's rules are
+// read once into a model of its die (an exhaustive switch over the plan's kinds: a rule without
+// an exact per-die model is refused with its reason), sized and costed before any work, then
+// computed as integer counts over one denominator. src/stats/distribution.ts combines the terms
+// of a request.
 
-import { FormulaError } from '../errors.js';
-import { within } from '../formula/parse.js';
+import { FormulaError, TooComplexError } from '../errors.js';
+import {
+  type CountPlan,
+  type ExplodePlan,
+  type GroupPlan,
+  type KeepPlan,
+  KeepRule,
+  type PoolPlan,
+  type RerollPlan,
+  unhandledKind,
+  within,
+} from '../formula/index.js';
 import { LIMITS } from '../limits.js';
-import type { GroupPlan } from '../roll/prepare.js';
-import { ExplodeRule, KeepRule, type KeepStep, type PoolPlan } from '../roll/prepare.js';
 import {
   type ChainKeys,
   chainCounts,
@@ -20,19 +30,16 @@ import {
   rerolledFaces,
   topFaceProbability,
 } from './die.js';
-import { notYetSupported, TooComplexError } from './errors.js';
-
-/** Past this many sides a die is modelled only in its first-edition shapes (its faces are listed otherwise). */
-const GENERAL_SIDES_MAX = 10_000;
-
 import { gcd } from './exact.js';
 import { explodingKeepHighest, keepDistribution } from './keep.js';
 import { multiply, power, total } from './poly.js';
 
+/** Past this many sides a die is modelled only as a standard die (its faces are listed otherwise). */
+const GENERAL_SIDES_MAX = 10_000;
+
 /** One dice term as the engine computes it. */
 interface GroupModel {
-  plan: GroupPlan;
-  /** The die in first-edition terms (faces 1..sides, no clamp, explode on the top face only). */
+  /** The die as a standard die (faces 1..sides, no clamp, explode on the top face only). */
   die: DieSpec;
   /** Whether `die` describes the die exactly (else only `general` does). */
   classic: boolean;
@@ -44,7 +51,7 @@ interface GroupModel {
   /** Whether the kept ones are the highest (else the lowest); irrelevant when all or none are kept. */
   highest: boolean;
   /** Every keep/drop of the term in order; more than one (`4d10dh1dl2`) goes to the selection walk. */
-  steps: readonly KeepStep[];
+  steps: readonly KeepPlan[];
   /** sign * multiplier. */
   factor: number;
   /** Success counting: each counted result scores +1 in the success range, -1 in the failure range. */
@@ -65,56 +72,22 @@ export interface TermDistribution {
   denominator: bigint;
 }
 
-const KNOWN_PLAN_FIELDS = new Set([
-  'sides',
-  'faces',
-  'count',
-  'sign',
-  'multiplier',
-  'keep',
-  'keepAmount',
-  'moreKeeps',
-  'explode',
-  'compoundPenetrate',
-  'notEqual',
-  'explodeLow',
-  'explodeHigh',
-  'rerollLimit',
-  'rerollLow',
-  'rerollHigh',
-  'clamped',
-  'clampLow',
-  'clampHigh',
-  'countSuccesses',
-  'successLow',
-  'successHigh',
-  'countFailures',
-  'failureLow',
-  'failureHigh',
-  'pool',
-  // What the response shows, never what the total is: naturals (crit ranges), recorded throws, labels.
-  'highLow',
-  'highHigh',
-  'lowLow',
-  'lowHigh',
-  'recordThrows',
-  'plain',
-  'label',
-]);
-
 // --- the per-term interface ----------------------------------------------------------------------
 
 /**
  * The exact distribution of one dice term's contribution to the total (sign and multiplier
- * included), listing explosion chains of at most `depth` extras per die. Throws FormulaError
- * ("… is not yet supported by /v1/stats") for a plan the engine does not know. The caller sizes
- * and costs the work first (listedSupport, estimateCost).
+ * included), listing explosion chains of at most `depth` extras per die. Throws what checkTerm
+ * throws. The caller sizes and costs the work first (listedSupport, estimateCost).
  */
 export function termDistribution(plan: GroupPlan, depth: number): TermDistribution {
   return groupDistribution(modelGroup(plan), depth);
 }
 
-/** Checks that the engine knows every field of the plan; throws what termDistribution would. */
+/**
+ * Refuses a term the engine has no exact model for, with the reason: FormulaError for unique
+ * dice (`u`, `uo`) and matching sets as the total (`mt`), TooComplexError for a die too large
+ * for the model its rules need.
+ */
 export function checkTerm(plan: GroupPlan): void {
   modelGroup(plan);
 }
@@ -167,38 +140,7 @@ export function termSummary(plan: GroupPlan): TermSummary {
   };
 }
 
-/** modelGroup for the tests of later-edition plans (a plan is plain data). */
-export const modelGroupForTest = (plan: unknown): unknown => buildModel(plan as GroupPlan);
-
-// --- what the engine knows ----------------------------------------------------------------------
-
-/**
- * A field the engine was not written for is refused unless it holds a neutral value (absent,
- * null, false or an empty list): a later edition may add fields that first-edition formulas
- * leave neutral, and those still mean what the engine computes.
- */
-export function checkFields(node: object, known: ReadonlySet<string>, what: string, item = 'formula'): void {
-  for (const [key, value] of Object.entries(node)) {
-    if (known.has(key)) continue;
-    const neutral =
-      value === undefined ||
-      value === null ||
-      value === false ||
-      (Array.isArray(value) && value.length === 0);
-    if (!neutral) {
-      const column = (node as { column?: unknown }).column;
-      throw notYetSupported(
-        `${what} ${safeName(key)}`,
-        item,
-        typeof column === 'number' ? column : undefined,
-      );
-    }
-  }
-}
-
-/** A node kind for a message: a plain word, or described when it is anything else. */
-export const safeName = (kind: unknown): string =>
-  typeof kind === 'string' && /^[A-Za-z]{1,30}$/.test(kind) ? kind : '(unnamed)';
+// --- the model of a term ------------------------------------------------------------------------
 
 function modelGroup(plan: GroupPlan): GroupModel {
   const known = models.get(plan);
@@ -211,62 +153,76 @@ function modelGroup(plan: GroupPlan): GroupModel {
 /** Plans are immutable: each is modelled (and checked) once. */
 const models = new WeakMap<GroupPlan, GroupModel>();
 
+const UNIQUE_REFUSED =
+  'Unique dice (u, uo) are not computed by /v1/stats: a reroll that depends on the other dice of the term has no exact per-die model here.';
+const MATCH_TOTAL_REFUSED =
+  'Matching sets as the total (mt) are not computed by /v1/stats: that total counts the values shown by several dice, which this engine does not track (m alone leaves the total unchanged and is answered).';
+
 function buildModel(plan: GroupPlan): GroupModel {
-  if (plan.unique !== undefined) {
-    throw new FormulaError(
-      'Unique dice (u, uo) are not computed by /v1/stats: a reroll that depends on the other dice of the term has no exact per-die model here.',
-      'formula',
-      undefined,
-    );
+  let clamp: { low: number; high: number } | undefined;
+  let reroll: RerollPlan | undefined;
+  let explode: ExplodePlan | undefined;
+  let counting: CountPlan | undefined;
+  let unique = false;
+  let matchTotal = false;
+  const steps: KeepPlan[] = [];
+  for (const modifier of plan.modifiers) {
+    switch (modifier.kind) {
+      case 'clamp':
+        clamp = modifier;
+        break;
+      case 'reroll':
+        reroll = modifier;
+        break;
+      case 'unique':
+        // A reroll that depends on the other dice of the term: refused below.
+        unique = true;
+        break;
+      case 'explode':
+        explode = modifier;
+        break;
+      case 'keep':
+        steps.push(modifier);
+        break;
+      case 'match':
+        // `m` only lists the matching sets; the total is the term's as if it were not written
+        // (docs/language.md). `mt` makes their number the total: refused below.
+        if (modifier.total) matchTotal = true;
+        break;
+      case 'count':
+        counting = modifier;
+        break;
+      default:
+        unhandledKind(modifier);
+    }
   }
-  if (plan.match !== undefined) {
-    throw new FormulaError(
-      'Matching sets (m, mt) are not computed by /v1/stats: their total depends on the equal values across the dice, which this engine does not track.',
-      'formula',
-      undefined,
-    );
-  }
-  checkFields(plan, KNOWN_PLAN_FIELDS, "A dice group's");
-  let explode: 0 | 1 | 2;
-  switch (plan.explode) {
-    case ExplodeRule.None:
-    case ExplodeRule.Explode:
-    case ExplodeRule.Penetrate:
-    case ExplodeRule.Compound:
-      explode = plan.explode === ExplodeRule.Compound ? 1 : plan.explode;
-      break;
-    default:
-      throw notYetSupported('This explosion');
-  }
+  if (matchTotal) throw new FormulaError(MATCH_TOTAL_REFUSED, 'formula', undefined);
+  if (unique) throw new FormulaError(UNIQUE_REFUSED, 'formula', undefined);
   const { count } = plan;
-  const steps: KeepStep[] = [];
-  if (plan.keep !== KeepRule.All) steps.push({ keep: plan.keep, amount: plan.keepAmount });
-  for (const step of plan.moreKeeps ?? []) steps.push(step);
-  for (const step of steps) {
-    if (![1, 2, 3, 4].includes(step.keep)) throw notYetSupported('This keep or drop');
-  }
   let kept = count;
   let highest = true;
   if (steps.length === 1) {
-    const { keep, amount } = steps[0]!;
-    if (keep === KeepRule.KeepHighest) kept = Math.min(amount, count);
-    else if (keep === KeepRule.KeepLowest) {
+    const { rule, amount } = steps[0]!;
+    if (rule === KeepRule.KeepHighest) kept = Math.min(amount, count);
+    else if (rule === KeepRule.KeepLowest) {
       kept = Math.min(amount, count);
       highest = false;
-    } else if (keep === KeepRule.DropHighest) {
+    } else if (rule === KeepRule.DropHighest) {
       kept = Math.max(count - amount, 0);
       highest = false;
     } else kept = Math.max(count - amount, 0);
   }
   const sides = plan.sides;
-  const rerollPlainRange =
-    plan.rerollLimit === 0 || (plan.notEqual !== true && plan.rerollLow <= plan.rerollHigh);
+  const rerollLimit = reroll?.limit ?? 0;
+  const rerollLow = reroll?.low ?? 1;
+  const rerollHigh = reroll?.high ?? 0;
+  // The standard model rerolls a plain range of faces (not a not-equal point's inverted one).
   const classic =
     plan.faces === undefined &&
-    !plan.clamped &&
-    rerollPlainRange &&
-    (plan.explode === ExplodeRule.None || (plan.explodeLow === sides && plan.explodeHigh === sides)) &&
-    !plan.countSuccesses;
+    clamp === undefined &&
+    (reroll === undefined || reroll.low <= reroll.high) &&
+    (explode === undefined || (explode.low === sides && explode.high === sides)) &&
+    counting === undefined;
   if (!classic && sides > GENERAL_SIDES_MAX) {
     throw new TooComplexError(
       `A die of more than ${GENERAL_SIDES_MAX} sides is computed only as a plain sum, keep or drop, with rerolls and explosions on its top face.`,
@@ -280,36 +236,32 @@ function buildModel(plan: GroupPlan): GroupModel {
   const values: number[] = [];
   for (let i = 0; i < (classic && sides > GENERAL_SIDES_MAX ? 0 : sides); i++) {
     const face = plan.faces === undefined ? i + 1 : plan.faces[i]!;
-    values.push(plan.clamped ? Math.min(Math.max(face, plan.clampLow), plan.clampHigh) : face);
+    values.push(clamp === undefined ? face : Math.min(Math.max(face, clamp.low), clamp.high));
   }
-  const rerolled = values.map((v) => plan.rerollLimit > 0 && within(v, plan.rerollLow, plan.rerollHigh));
-  const exploding = plan.explode !== ExplodeRule.None;
-  const explodes = values.map((v) => exploding && within(v, plan.explodeLow, plan.explodeHigh));
-  const penalty = plan.explode === ExplodeRule.Penetrate || plan.compoundPenetrate === true ? 1 : 0;
+  const rerolled = values.map((v) => rerollLimit > 0 && within(v, rerollLow, rerollHigh));
+  const exploding = explode !== undefined;
+  const explodes = values.map((v) => explode !== undefined && within(v, explode.low, explode.high));
+  const penalty = explode?.penetrate === true ? 1 : 0;
   const general: GeneralDie = {
     sides,
     values,
-    rerollLimit: plan.rerollLimit,
+    rerollLimit,
     rerolled,
     explodes,
     exploding,
     penalty,
-    compound: plan.explode === ExplodeRule.Compound,
+    compound: explode?.compound === true,
   };
-  const score = plan.countSuccesses
-    ? (value: number) =>
-        (within(value, plan.successLow, plan.successHigh) ? 1 : 0) -
-        (plan.countFailures && within(value, plan.failureLow, plan.failureHigh) ? 1 : 0)
-    : undefined;
+  const score =
+    counting === undefined
+      ? undefined
+      : (value: number) =>
+          (within(value, counting.success.low, counting.success.high) ? 1 : 0) -
+          (counting.failure !== undefined && within(value, counting.failure.low, counting.failure.high)
+            ? 1
+            : 0);
   return {
-    plan,
-    die: {
-      sides,
-      explode: plan.explode === ExplodeRule.Compound ? (penalty === 1 ? 2 : 1) : explode,
-      rerollLimit: plan.rerollLimit,
-      rerollLow: plan.rerollLow,
-      rerollHigh: plan.rerollHigh,
-    },
+    die: { sides, explode: exploding ? (penalty === 1 ? 2 : 1) : 0, rerollLimit, rerollLow, rerollHigh },
     classic,
     general,
     count,
@@ -447,8 +399,8 @@ export function termBounds(
 /** Bits of one die's denominator (before the reduction dieCounts may find). */
 function dieBits(g: GroupModel, depth: number): number {
   const extras = g.general.exploding ? Math.min(depth, LIMITS.explodeCap) : 0;
-  const levels = g.plan.rerollLimit + 1 + extras;
-  return levels * Math.log2(Math.max(g.plan.sides, 2)) + 1;
+  const levels = g.general.rerollLimit + 1 + extras;
+  return levels * Math.log2(Math.max(g.general.sides, 2)) + 1;
 }
 
 /** 64-bit words of a number of `bits` bits. */
@@ -691,7 +643,7 @@ function contributionCounts(g: GroupModel, depth: number): DieCounts {
   return { min, counts, tail: values.tail, denominator: values.denominator };
 }
 
-/** A term of any die of the second edition: a sum of its dice, or one keep/drop of them. */
+/** A term of any die (custom faces, clamps, compare points): a sum of its dice, or one keep/drop of them. */
 function generalDistribution(g: GroupModel, depth: number): TermDistribution {
   const { count, kept } = g;
   if (kept === count) {
@@ -770,7 +722,7 @@ function rankedOutcomes(
  */
 function selectDistribution(
   groups: readonly GroupModel[],
-  steps: readonly KeepStep[],
+  steps: readonly KeepPlan[],
   depth: number,
   factor: number,
 ): TermDistribution {
@@ -825,7 +777,7 @@ function selectDistribution(
           let lo = 0;
           let hi = tied;
           for (const step of steps) {
-            switch (step.keep) {
+            switch (step.rule) {
               case KeepRule.KeepHighest:
                 hi = Math.min(hi, step.amount - above);
                 break;
@@ -922,12 +874,8 @@ export function poolDistribution(
   pool: PoolPlan,
   depth: number,
 ): TermDistribution {
-  const groups = plans.map(modelGroup);
-  const steps: KeepStep[] = pool.keep === KeepRule.All ? [] : [{ keep: pool.keep, amount: pool.keepAmount }];
-  for (const g of groups) {
-    if (g.steps.length > 0) throw notYetSupported('A keep or drop on a term inside a pool group');
-  }
-  return selectDistribution(groups, steps, depth, 1);
+  const steps: KeepPlan[] = pool.keep === undefined ? [] : [pool.keep];
+  return selectDistribution(plans.map(modelGroup), steps, depth, 1);
 }
 
 /** Exact summary of a non-classic die summed (no explosion): from its final throw's distribution. */

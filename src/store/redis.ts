@@ -5,10 +5,9 @@
 // every instance renews, so the cap holds across instances and a crashed one's places lapse.
 // Needs appendonly persistence to keep what it acknowledged (docs/trust.md, "Storage").
 import { randomUUID } from 'node:crypto';
+import type { Receipt } from '@fairdice/client/types';
 import { Redis } from 'ioredis';
-import type { Receipt } from '../trust/receipt.js';
-import { GENESIS_PREV } from '../trust/receipt.js';
-import { receiptHashSync } from '../trust/sign.js';
+import { GENESIS_PREV, receiptHashSync } from './chain.js';
 import {
   type EntryBuilder,
   type EntryListener,

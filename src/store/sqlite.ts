@@ -7,9 +7,8 @@ import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import type { Receipt } from '../trust/receipt.js';
-import { GENESIS_PREV } from '../trust/receipt.js';
-import { receiptHashSync } from '../trust/sign.js';
+import type { Receipt } from '@fairdice/client/types';
+import { GENESIS_PREV, receiptHashSync } from './chain.js';
 import {
   type EntryBuilder,
   type EntryListener,

@@ -1,6 +1,6 @@
 // The one interface of table and receipt storage; two implementations: an SQLite file (the
 // embedded default) and Redis (shared by every instance). docs/trust.md, "Storage".
-import type { Receipt } from '../trust/receipt.js';
+import type { Receipt } from '@fairdice/client/types';
 
 export interface TableRecord {
   id: string;

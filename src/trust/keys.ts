@@ -3,8 +3,8 @@
 // (docs/trust.md, "Keys"). The private key never leaves this module's KeyObject.
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
+import { jwkThumbprint } from '@fairdice/client/verify';
 import type { Ed25519Jwk, Jwks } from './receipt.js';
-import { jwkThumbprint } from './verify.js';
 
 export class SigningKeyError extends Error {
   constructor(message: string) {

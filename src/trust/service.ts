@@ -25,7 +25,7 @@ export const GENERATED_KEY_WARNING =
 /** A new table id: 144 random bits, base64url (24 characters). */
 export const newTableId = (): string => randomBytes(18).toString('base64url');
 
-export const TABLE_ID_PATTERN = /^[A-Za-z0-9_-]{16,64}$/;
+export { TABLE_ID_PATTERN } from '@fairdice/client/types';
 
 export class Trust {
   private opened: Store | undefined;

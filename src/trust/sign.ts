@@ -1,7 +1,7 @@
 // Signing receipts (node:crypto, server only): the id, the time and the key id are added, then
 // the Ed25519 signature over the RFC 8785 canonical JSON of all of it (docs/trust.md).
-import { createHash, sign } from 'node:crypto';
-import { canonicalJson } from './canonical.js';
+import { sign } from 'node:crypto';
+import { canonicalJson } from '@fairdice/client/verify';
 import type { SigningKeys } from './keys.js';
 import type { Receipt, ReceiptBody } from './receipt.js';
 import { uuidv7 } from './uuid.js';
@@ -15,9 +15,4 @@ export function signReceipt(keys: SigningKeys, content: UnsignedReceipt, now: nu
     'base64url',
   );
   return { ...body, signature };
-}
-
-/** SHA-256 hex of a receipt's canonical JSON, signature included (the same as verify.ts's receiptHash). */
-export function receiptHashSync(receipt: Receipt): string {
-  return createHash('sha256').update(canonicalJson(receipt), 'utf8').digest('hex');
 }

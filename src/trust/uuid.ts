@@ -35,8 +35,11 @@ export function uuidv7(now: number = Date.now()): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
+/** A UUIDv7 as uuidv7() writes it: lower-case hex, version 7, the RFC 9562 variant. */
+export const UUIDV7_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
 /** The millisecond a UUIDv7 was made at, or undefined when `id` is not a UUIDv7. */
 export function uuidv7Time(id: string): number | undefined {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(id)) return undefined;
+  if (!UUIDV7_PATTERN.test(id)) return undefined;
   return Number.parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
 }

@@ -4,14 +4,14 @@
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createConnection, type Socket } from 'node:net';
-import LocalStore from '@fastify/rate-limit/store/LocalStore.js';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Config, defaultConfig } from '../../src/config.js';
 import { MESSAGES } from '../../src/errors.js';
 import { buildApp } from '../../src/http/app.js';
 import { addressKey, requestKeys } from '../../src/http/connections.js';
-import { countingItself, registerRateLimit } from '../../src/http/rate-limit.js';
+import { countingItself, rateLimitPlugin } from '../../src/http/rate-limit.js';
+import { MemoryRateStore } from '../../src/http/rate-limit-store.js';
 import { LIMITS } from '../../src/limits.js';
 import { logCollector } from '../support/app.js';
 import { until } from '../support/wait.js';
@@ -370,6 +370,25 @@ describe('connection caps', () => {
     expect(addressKey('10.1.2.3', 64)).toBe('10.1.2.3');
   });
 
+  it('writes IPv6 keys in the form @fastify/rate-limit wrote them, as the Redis keys of earlier versions', () => {
+    // RFC 5952: lower case, no leading zeros, the longest run of zero groups as `::`.
+    for (const [address, prefixLength, key] of [
+      ['2001:db8:1:2:aaaa::1', 64, '2001:db8:1:2::'],
+      ['2001:DB8:0:0:1::1', 128, '2001:db8::1:0:0:1'],
+      ['2001:0db8:0000:0000:0000:ff00:0042:8329', 128, '2001:db8::ff00:42:8329'],
+      ['1:0:0:1:0:0:0:1', 128, '1:0:0:1::1'],
+      ['2001:db8::', 48, '2001:db8::'],
+      ['::1', 64, '::'],
+      ['::1', 128, '::1'],
+      ['fe80::1%eth0', 64, 'fe80::'],
+      ['::ffff:a01:203', 64, '10.1.2.3'],
+      // Not an address at all (an X-Forwarded-For entry behind a trusted proxy): itself, lower case.
+      ['Foo:Bar', 64, 'foo:bar'],
+    ] as const) {
+      expect(addressKey(address, prefixLength), `${address}/${prefixLength}`).toBe(key);
+    }
+  });
+
   it("computes a request's key once and keeps it on the request for every limit to read", async () => {
     const bare = Fastify();
     const keyOf = requestKeys(bare, 64);
@@ -402,14 +421,12 @@ describe('the rate limit per address', () => {
     // Returned inside an object: a fastify instance is itself awaitable (it boots).
     const withLimit = async () => {
       const bare = Fastify();
-      const { count } = await registerRateLimit(
-        bare,
-        config,
-        bare.log,
-        requestKeys(bare, config.ipv6PrefixLength),
-      );
-      // The root count, as the app's own onRequest hook runs it.
-      bare.addHook('onRequest', count);
+      await bare.register(rateLimitPlugin, {
+        max: config.rateLimitMax,
+        windowMs: config.rateLimitWindowMs,
+        log: bare.log,
+        keyOf: requestKeys(bare, config.ipv6PrefixLength),
+      });
       return { bare };
     };
     // A limit of its own outside a countingItself() scope would be counted twice.
@@ -454,31 +471,16 @@ describe('the rate limit per address', () => {
   });
 
   it('remembers 100,000 addresses: one at its limit stays there while 99,999 others arrive', () => {
-    const store = new LocalStore(false, false, LIMITS.rateLimitAddresses);
-    const window = 60_000;
-    let first = 0;
-    store.incr(
-      '198.51.100.1',
-      (_error, result) => {
-        first = result?.current ?? 0;
-      },
-      window,
-      1,
-    );
-    for (let i = 1; i < LIMITS.rateLimitAddresses; i++) {
-      store.incr(`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, () => undefined, window, 1);
-    }
-    let again = 0;
-    store.incr(
-      '198.51.100.1',
-      (_error, result) => {
-        again = result?.current ?? 0;
-      },
-      window,
-      1,
-    );
-    expect(first).toBe(1);
-    expect(again).toBe(2);
+    const store = new MemoryRateStore(60_000);
+    const address = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
+    expect(store.hit('198.51.100.1').current).toBe(1);
+    for (let i = 1; i < LIMITS.rateLimitAddresses; i++) store.hit(address(i));
+    expect(store.hit('198.51.100.1').current).toBe(2);
+    // One more address: the least recently counted one (not 198.51.100.1, counted last) is forgotten.
+    store.hit(address(LIMITS.rateLimitAddresses));
+    expect(store.size).toBe(LIMITS.rateLimitAddresses);
+    expect(store.hit('198.51.100.1').current).toBe(3);
+    expect(store.hit(address(1)).current).toBe(1);
   });
 });
 

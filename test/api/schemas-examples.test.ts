@@ -1,8 +1,8 @@
 // The examples of the optional DieGroup fields in the OpenAPI document come from real responses,
 // and every second-edition response passes the response schema (strict: no undocumented field).
 
+import { DIE_GROUP_FIELD_EXAMPLES, EXPRESSION_EXAMPLE, RollResponseSchema } from '@fairdice/client/schemas';
 import { describe, expect, it } from 'vitest';
-import { DIE_GROUP_FIELD_EXAMPLES, EXPRESSION_EXAMPLE, RollResponseSchema } from '../../src/api/schemas.js';
 import { roll } from '../../src/index.js';
 import { scripted } from '../support/sources.js';
 

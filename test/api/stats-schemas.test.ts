@@ -1,6 +1,17 @@
-import { describe, expect, it } from 'vitest';
+import {
+  StatsResponseSchema as DeclaredStatsResponseSchema,
+  PERCENTILES,
+  type StatsOutcome,
+  type StatsResponse,
+} from '@fairdice/client/schemas';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { StatsQuerySchema, StatsRequestSchema, StatsResponseSchema } from '../../src/api/stats-schemas.js';
-import { distribution } from '../../src/stats/distribution.js';
+import {
+  distribution,
+  PERCENTILES as ENGINE_PERCENTILES,
+  type StatsOutcome as EngineStatsOutcome,
+  type StatsResponse as EngineStatsResponse,
+} from '../../src/stats/distribution.js';
 
 describe('stats schemas', () => {
   it.each(['4d6kh3', '1d6!', '1000d6', '1d4294967296', '2d20adv-1d4x3+2'])(
@@ -23,5 +34,15 @@ describe('stats schemas', () => {
     expect(StatsRequestSchema.safeParse({ formula: '1d6!', depth: -1 }).success).toBe(false);
     expect(StatsRequestSchema.safeParse({ formula: '1d6!', depth: 100, bonuses: [1] }).success).toBe(true);
     expect(StatsRequestSchema.safeParse({ formula: '1d6!', extra: 1 }).success).toBe(false);
+  });
+
+  it('is the one declaration of the answer, which the engine answers in', () => {
+    expect(StatsResponseSchema).toBe(DeclaredStatsResponseSchema);
+    // The engine still writes its own types (src/stats/distribution.ts): they must be the declared ones.
+    expectTypeOf<EngineStatsResponse>().toExtend<StatsResponse>();
+    expectTypeOf<StatsResponse>().toExtend<EngineStatsResponse>();
+    expectTypeOf<EngineStatsOutcome>().toExtend<StatsOutcome>();
+    expectTypeOf<StatsOutcome>().toExtend<EngineStatsOutcome>();
+    expect(ENGINE_PERCENTILES).toEqual(PERCENTILES);
   });
 });

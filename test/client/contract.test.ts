@@ -1,8 +1,9 @@
-// @fairdice/client writes the service's types out by hand so that a front end needs no server
-// package; these checks hold them to the server's own procedures. The type assertions are
+// @fairdice/client writes its procedure table and the service's request types out by hand so that
+// a front end needs no server package (the answers' types are inferred from the schemas both
+// share); these checks hold them to the server's own procedures. The type assertions are
 // checked by `npm run typecheck` (tsc over test/), the value ones by vitest. When the service
-// gains a procedure or a field, they fail until packages/client/src (AppRouter, DiceProcedures,
-// types.ts) says the same.
+// gains a procedure or a request field, they fail until packages/client/src (AppRouter,
+// DiceProcedures, types.ts) says the same.
 import type { inferRouterError, inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import * as client from '../../packages/client/src/index.js';

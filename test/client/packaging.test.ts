@@ -50,6 +50,23 @@ function missingMapSources(dir: string, files: readonly string[]): string[] {
   return missing;
 }
 
+/** The packages a built module of the client loads at run time, following its own modules. */
+function packagesLoadedBy(entry: string): string[] {
+  const packages = new Set<string>();
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const code = readFileSync(join(clientDir, file), 'utf8');
+    for (const [, specifier] of code.matchAll(/^(?:import|export) (?:.* from )?['"]([^'"]+)['"]/gm)) {
+      if (specifier!.startsWith('.')) visit(posix.join(posix.dirname(file), specifier!));
+      else packages.add(specifier!);
+    }
+  };
+  visit(entry);
+  return [...packages].sort();
+}
+
 describe('@fairdice/client as published', () => {
   it('ships the built client, its sources, its licence and nothing else', async () => {
     const files = await packedFiles(clientDir);
@@ -63,10 +80,11 @@ describe('@fairdice/client as published', () => {
     expect(missingMapSources(clientDir, files)).toEqual([]);
   });
 
-  it('depends on nothing but a peer tRPC client, runs no install script, and says where it lives', () => {
+  it('depends on zod and a peer tRPC client, runs no install script, and says where it lives', () => {
     const manifest = manifestOf(clientDir);
     expect(manifest.name).toBe('@fairdice/client');
-    expect(manifest.dependencies ?? {}).toEqual({});
+    // zod: the answers' types are inferred from its schemas, which @fairdice/client/schemas exports.
+    expect(manifest.dependencies ?? {}).toEqual({ zod: manifestOf(root).dependencies?.zod });
     expect(Object.keys(manifest.peerDependencies ?? {}).sort()).toEqual(['@trpc/client', '@trpc/server']);
     // npm counts `prepare` as an install script of a package installed from a tarball, and warns.
     expect(Object.keys(manifest.scripts ?? {}).filter((name) => /install|^prepare$/.test(name))).toEqual([]);
@@ -81,7 +99,26 @@ describe('@fairdice/client as published', () => {
   it('imports nothing at run time but @trpc/client and its own modules', () => {
     const built = readFileSync(join(clientDir, 'dist', 'index.js'), 'utf8');
     const imports = [...built.matchAll(/^(?:import|export) .* from ['"]([^'"]+)['"]/gm)].map((m) => m[1]);
-    expect(imports.sort()).toEqual(['./types.js', './types.js', './verify.js', '@trpc/client']);
+    expect(imports.sort()).toEqual([
+      './describe.js',
+      './types.js',
+      './types.js',
+      './verify.js',
+      '@trpc/client',
+    ]);
+    // The description of a roll imports nothing but its own modules.
+    const describe = readFileSync(join(clientDir, 'dist', 'describe.js'), 'utf8');
+    const described = [...describe.matchAll(/^(?:import|export) .* from ['"]([^'"]+)['"]/gm)].map(
+      (m) => m[1],
+    );
+    expect(described.sort()).toEqual(['./notation.js', './odds.js']);
+  });
+
+  it('loads zod only from its schemas entry: the main entry and the verifier load none', () => {
+    expect(packagesLoadedBy('dist/index.js')).toEqual(['@trpc/client']);
+    expect(packagesLoadedBy('dist/types.js')).toEqual([]);
+    expect(packagesLoadedBy('dist/verify.js')).toEqual([]);
+    expect(packagesLoadedBy('dist/shapes/index.js')).toEqual(['zod']);
   });
 });
 
@@ -127,5 +164,18 @@ describe('loading the client from Node', () => {
     );
     expect(out).toBe('true');
     expect(dirname(fileURLToPath(import.meta.resolve('@fairdice/client')))).toBe(join(clientDir, 'dist'));
+  });
+
+  it('loads its other entries, built: the schemas, the verifier alone, the types alone', async () => {
+    const out = await loadEsm(
+      "const s = await import('@fairdice/client/schemas'); const v = await import('@fairdice/client/verify'); " +
+        "const t = await import('@fairdice/client/types'); " +
+        'console.log([typeof s.RollResponseSchema.parse, typeof v.verifyChain, t.ADVANTAGE_STATES.join()].join(" "))',
+    );
+    expect(out).toBe('function function normal,advantage,disadvantage');
+    expect(await load("console.log(require('@fairdice/client/verify').GENESIS_PREV)")).toBe('0'.repeat(64));
+    expect(fileURLToPath(import.meta.resolve('@fairdice/client/schemas'))).toBe(
+      join(clientDir, 'dist', 'shapes', 'index.js'),
+    );
   });
 });

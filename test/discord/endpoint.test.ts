@@ -190,7 +190,7 @@ describe('POST /discord/interactions', () => {
     it('rolls through the roll operation, signed, with a receipt link that verifies, and the buttons', async () => {
       const answer = await served.said(slashCommand('roll', { formula: '1d20+5' }));
       expect(answer.ephemeral).toBe(false);
-      expect(answer.content).toContain('`1d20+5 → 25 (20, natural 20; +5)`');
+      expect(answer.content).toContain('`1d20 [20 crit] + 5 = 25`');
       expect(answer.content).toContain('Total **25**');
       expect(answer.customIds).toEqual(['roll:-:1d20+5', 'odds:1d20+5']);
       const receiptId = receiptIdOf(answer.content);
@@ -231,7 +231,7 @@ describe('POST /discord/interactions', () => {
       const first = await served.said(slashCommand('roll', { formula: '1d6' }));
       const again = await served.said(buttonPress(first.customIds[0]!, { user: '2200000000000000042' }));
       expect(again.ephemeral).toBe(false);
-      expect(again.content).toMatch(/^Another roll, by <@2200000000000000042>:\n`1d6 → 6 \(6\)`/);
+      expect(again.content).toMatch(/^Another roll, by <@2200000000000000042>:\n`1d6 \[6\] = 6`/);
       expect(receiptIdOf(again.content)).not.toBe(receiptIdOf(first.content));
       expect(again.customIds).toEqual(first.customIds);
       const privately = await served.said(buttonPress('roll:p:1d6'));
@@ -356,7 +356,7 @@ describe('POST /discord/interactions', () => {
       const log = await served.said(slashCommand('table', {}, channel, 'log'));
       expect(log.ephemeral).toBe(true);
       expect(log.content).toMatch(
-        /^This channel's table: 2 rolls; the last 2:\n#1 <t:\d+:t> `1d20 → 20 \(20, natural 20\)`\n#2 <t:\d+:t> `2d6 → 12 \(6, 6\)`\n/,
+        /^This channel's table: 2 rolls; the last 2:\n#1 <t:\d+:t> `1d20 \[20 crit\] = 20`\n#2 <t:\d+:t> `2d6 \[6 6\] = 12`\n/,
       );
       const rest = await app.inject({ method: 'GET', url: `/v1/tables/${tableId}/rolls` });
       expect(rest.json()).toMatchObject({ entries: 2 });

@@ -1,7 +1,8 @@
 // The example front end (examples/react-app) as a user meets it: built with `vite build` (after
 // its own type-check), served from one origin, calling a real fairdice server on another, driven
-// in headless Debian Chromium. It rolls, marks kept and dropped dice, shows a typed
-// invalid_formula error and a 429 with its retry time, and logs no console error of its own.
+// in headless Debian Chromium. It rolls and draws the roll from the client's description (each
+// die marked, groups, the text form), shows a typed invalid_formula error and a 429 with its
+// retry time, and logs no console error of its own.
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
@@ -17,13 +18,14 @@ import { defaultConfig } from '../../src/config.js';
 import { buildApp } from '../../src/http/app.js';
 import { listen } from '../support/app.js';
 import { type Chromium, chromiumFor, launchChromium } from '../support/chromium.js';
+import { readRollText } from '../support/roll-text.js';
 
 const run = promisify(execFile);
 const appDir = fileURLToPath(new URL('../../examples/react-app/', import.meta.url));
 const distDir = join(appDir, 'dist');
 
 /** Small, so the test reaches the 429 in a few clicks. */
-const RATE_LIMIT_MAX = 6;
+const RATE_LIMIT_MAX = 8;
 
 const runs = chromiumFor("the example app's browser test");
 
@@ -169,6 +171,30 @@ describe.skipIf(!runs)('examples/react-app in headless Chromium', () => {
     await expect.poll(() => error.getAttribute('data-code')).toBe('invalid_formula');
     expect(await error.textContent()).toMatch(/^invalid_formula formula, column \d+: /);
     expect(await page.getByTestId('result').count()).toBe(0);
+    expect(ownConsoleErrors()).toEqual([]);
+  });
+
+  it('draws a success pool and a group from the description: marks, dropped item, a text form that adds up', async () => {
+    await roll('6d10>=8f1');
+    const text = (await page.getByTestId('roll-text').textContent()) ?? '';
+    const total = Number(await page.getByTestId('total').textContent());
+    expect(readRollText(text).rounded).toBe(total);
+    const marks = await page.getByTestId('die').evaluateAll((dice) => dice.map((die) => die.className));
+    expect(marks).toHaveLength(6);
+    const successes = marks.filter((c) => c.includes('success')).length;
+    const failures = marks.filter((c) => c.includes('failure')).length;
+    expect(successes - failures).toBe(total);
+    expect(text).toMatch(/ = \d+ successe?s? - \d+ failures? = -?\d+$/);
+
+    await roll('{1d8!,1d6!}kh1+2');
+    const items = await page
+      .locator('.item')
+      .evaluateAll((nodes) => nodes.map((n) => (n as HTMLElement).dataset.kept));
+    expect(items.sort()).toEqual(['false', 'true']);
+    const line = (await page.getByTestId('roll-text').textContent()) ?? '';
+    expect(line).toMatch(/^\{1d8! \[[^\]]+\]( dropped)?, 1d6! \[[^\]]+\]( dropped)?\}kh1 \+ 2 = \d+$/);
+    expect(line).toContain(' dropped');
+    expect(readRollText(line).rounded).toBe(Number(await page.getByTestId('total').textContent()));
     expect(ownConsoleErrors()).toEqual([]);
   });
 

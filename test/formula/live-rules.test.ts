@@ -1,5 +1,5 @@
 // The grammar's per-parse initializer holds on to the last parse's rule functions, so their
-// optimised code survives a spell without parsing (docs/performance.md "Parsing"). It lists them
+// optimised code survives a spell without parsing (docs/performance.md#the-parsers-optimised-code-kept-alive). It lists them
 // by name: this keeps that list equal to the grammar's rules, so a new rule is never left out
 // (a misspelt or renamed one already fails every parse with a ReferenceError).
 import { readFileSync } from 'node:fs';

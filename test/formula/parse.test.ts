@@ -3,7 +3,8 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FormulaError, LIMITS, parseFormula, parseFragment } from '../../src/index.js';
+import { FormulaError, LIMITS, parseFormula, parseFragment, roll } from '../../src/index.js';
+import { minSource } from '../support/sources.js';
 
 function parseError(text: string, options?: Parameters<typeof parseFormula>[1]): FormulaError {
   try {
@@ -118,6 +119,38 @@ describe('errors', () => {
     expect(parseError('1d6&').message).not.toContain('&');
   });
 
+  it('several trailing words: where the formula ended, and that what follows must be one tag', () => {
+    const tags = "and a tag is one lowercase word listed in the request's tags.";
+    const toHit = parseError('d20+5 to hit');
+    expect(toHit.message).toBe(
+      `formula, column 7: The formula ends at "+5", so "to hit" must be a tag, ${tags}`,
+    );
+    expect([toHit.item, toHit.column, toHit.expected]).toEqual(['formula', 7, []]);
+    // Listed tags or not, a formula ends with one.
+    expect(parseError('2d6  fire   ice ', { tags: ['fire', 'ice'] }).message).toBe(
+      `formula, column 6: The formula ends at "2d6", so "fire ice" must be a tag, ${tags}`,
+    );
+    expect(parseError('(1d8+4)*2 to hit').message).toBe(
+      `formula, column 11: The formula ends at "(1d8+4)*2", so "to hit" must be a tag, ${tags}`,
+    );
+    expect(parseError('1d20 + 5 to hit').message).toContain('The formula ends at "+ 5", so "to hit"');
+    // What cannot be quoted is not: a compare point's < or >, markup, long text.
+    expect(parseError('6d10>=8 counts hits').message).toBe(
+      `formula, column 9: The formula ends before "counts hits", so those words must be a tag, ${tags}`,
+    );
+    expect(parseError('1d20 fire +2').message).toBe(
+      `formula, column 6: The formula ends at "1d20", so the words after it must be a tag, ${tags}`,
+    );
+    const markup = parseError('1d6<3 to <b>hit</b>');
+    expect(markup.message).toBe(
+      `formula, column 7: The formula ends before the words here, so they must be a tag, ${tags}`,
+    );
+    // One trailing word keeps its own message.
+    expect(parseError('d20+5 fire').message).toBe(
+      'formula, column 7: The trailing word "fire" is not an allowed tag: this roll allows no tags.',
+    );
+  });
+
   it('quotes only a short excerpt of a bad trailing word', () => {
     const error = parseError(`1d6 ${'a'.repeat(150)}`);
     expect(error.message.length).toBeLessThan(150);
@@ -141,7 +174,7 @@ const FORMULA_CHARS = [
   '<script>',
   '20',
   '6',
-  // Second edition: brackets, operators, functions, groups, custom faces, labels, new modifiers.
+  // Brackets, operators, functions, groups, custom faces, labels and the other modifiers.
   ...'()*/{},[]F',
   '!!',
   'min',
@@ -224,7 +257,7 @@ describe('totality', () => {
   });
 });
 
-describe('totality of the second edition', () => {
+describe('totality of brackets, operators, functions and groups', () => {
   it('deeply nested or long bracket strings parse or throw FormulaError, never anything else', () => {
     for (const open of ['(', '{', 'floor(', 'max(1,']) {
       for (const depth of [16, 17, 40, 100]) {
@@ -262,6 +295,25 @@ describe('totality of the second edition', () => {
     fc.assert(
       fc.property(expr, (text) => checkTotal(text.slice(0, LIMITS.formulaMaxLength))),
       { numRuns: 2000 },
+    );
+  });
+});
+
+describe('totality over not-equal points, !!p, u, m and powers', () => {
+  const chars = [...'0123456789dD%+-*/^()<>=!pPuUoOmMtTkKhHlL{},[] ', '**', '<>', '!!p', 'mt'];
+  it('every string of these characters parses or throws FormulaError', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 60, unit: fc.constantFrom(...chars) }), (text) => {
+        try {
+          const ast = parseFormula(text);
+          expect(ast.kind).toBe('formula');
+          roll({ formula: text }, { random: minSource() });
+        } catch (error) {
+          if (!(error instanceof FormulaError)) throw error;
+          expect(error.code).toBe('invalid_formula');
+        }
+      }),
+      { numRuns: 3000 },
     );
   });
 });

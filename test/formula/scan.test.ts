@@ -1,8 +1,8 @@
 // The scanner (src/formula/scan.ts) is a fast path in front of the generated parser: for any text
 // it must return exactly the parser's tree or decline. These tests hold it to the grammar over
-// generated first-edition formulas, their mutations and random strings; check that it does take
-// the forms the speed figures are measured on (docs/performance.md); and that it leaves every
-// second-edition form to the parser.
+// generated plain sums, their mutations and random strings; check that it does take
+// the forms the speed figures are measured on (docs/performance.md#http-engine-and-random-source); and that it leaves every
+// other form to the parser.
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -45,7 +45,7 @@ function expectAgreement(text: string): void {
   }
 }
 
-// --- generators of first-edition formulas ----------------------------------------------------
+// --- generators of plain sums -----------------------------------------------------------------
 
 /** `word` with each letter in either case. */
 const anyCase = (word: string) =>
@@ -114,7 +114,7 @@ const tag = fc.oneof(
   fc.stringMatching(/^[a-z]{1,12}$/),
 );
 
-const firstEditionFormula = fc
+const plainSum = fc
   .tuple(
     space,
     fc.option(fc.tuple(sign, space), { nil: undefined }),
@@ -141,7 +141,7 @@ const character = fc.constantFrom(...ALPHABET);
 /** A formula with a few characters inserted, deleted or replaced anywhere (spaces inside terms too). */
 const mutated = fc
   .tuple(
-    firstEditionFormula,
+    plainSum,
     fc.array(fc.tuple(fc.constantFrom('insert', 'delete', 'replace'), fc.nat(), character), {
       minLength: 1,
       maxLength: 3,
@@ -163,13 +163,13 @@ const randomText = fc.string({ unit: character, maxLength: 24 });
 // --- the properties ---------------------------------------------------------------------------
 
 describe('scanFormula agrees with the generated parser', () => {
-  it('takes every generated first-edition formula the parser takes, with the same tree', () => {
+  it('takes every generated plain sum the parser takes, with the same tree', () => {
     let parsed = 0;
     fc.assert(
-      fc.property(firstEditionFormula, (text) => {
+      fc.property(plainSum, (text) => {
         expectAgreement(text);
         for (const startRule of ['Formula', 'Fragment'] as const) {
-          // `!!` is the second edition's compounding: two explode modifiers written back to back.
+          // `!!` is compounding, not two explode modifiers written back to back.
           if (parserTree(text, startRule) !== undefined && !text.includes('!!')) {
             parsed++;
             expect(scanFormula(text, startRule), `${startRule} ${JSON.stringify(text)}`).toBeDefined();
@@ -264,7 +264,7 @@ describe('scanFormula agrees with the generated parser', () => {
 });
 
 describe('scanFormula takes the formulas the speed figures are measured on', () => {
-  it('every first-edition formula of bench:engine-vs, with the parser tree', () => {
+  it('every plain sum of bench:engine-vs, with the parser tree', () => {
     for (const formula of FIRST_EDITION_FORMULAS) {
       const scanned = scanFormula(formula, 'Formula');
       expect(scanned, formula).toBeDefined();
@@ -272,7 +272,7 @@ describe('scanFormula takes the formulas the speed figures are measured on', () 
     }
   });
 
-  it("the engine bench's first-edition formulas", () => {
+  it("the engine bench's plain sums", () => {
     const names = ['1d20', '4d6kh3', '999d6', '10d10p'];
     for (const name of names) {
       const entry = ENGINE_FORMULAS.find((e) => e.name === name);
@@ -288,9 +288,9 @@ describe('scanFormula takes the formulas the speed figures are measured on', () 
   });
 });
 
-describe('scanFormula leaves the second edition to the parser', () => {
+describe('scanFormula leaves every other form to the parser', () => {
   // Each parses (the parser takes it) and is declined by the scanner.
-  const secondEdition = [
+  const otherForms = [
     '3d6!!',
     '3d6!!p',
     '1d10!>=9',
@@ -329,7 +329,7 @@ describe('scanFormula leaves the second edition to the parser', () => {
     '-(1d6)',
   ];
 
-  it.each(secondEdition)('%s', (text) => {
+  it.each(otherForms)('%s', (text) => {
     expect(parserTree(text, 'Formula'), 'the parser takes it').toBeDefined();
     expect(scanFormula(text, 'Formula')).toBeUndefined();
     expect(scanFormula(text, 'Fragment')).toBeUndefined();

@@ -10,15 +10,25 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { OPERATIONS, type Operation } from '../../src/api/operations.js';
+import { OPERATIONS, type Operation, operationList } from '../../src/api/operations.js';
 import { routerOf } from '../../src/api/router.js';
 import { ReceiptSchema } from '../../src/api/schemas.js';
-import { CODE_SCHEMAS, codesOf, ERROR_CODES, ERROR_STATUSES } from '../../src/errors.js';
+import {
+  type ApiErrorCode,
+  CODE_SCHEMAS,
+  codesOf,
+  ERROR_CODES,
+  ERROR_STATUSES,
+  type ErrorStatus,
+  statusDescription,
+  statusesOf,
+} from '../../src/errors.js';
 import { buildOpenApiDocument } from '../../src/http/openapi.js';
 import { LIMITS } from '../../src/limits.js';
 import { VERSION } from '../../src/version.js';
 import { expectError, listen, logCollector, makeApp } from '../support/app.js';
 import { type EventStream, openEvents } from '../support/events.js';
+import { freePort } from '../support/http.js';
 import { failingSource } from '../support/sources.js';
 
 type Json = Record<string, unknown>;
@@ -32,7 +42,8 @@ interface Doc {
 /** The roll operations and their error statuses: a receipt or a table adds the store's (docs/trust.md). */
 const SIGNED = [400, 404, 409, 413, 429, 500, 503] as const;
 const ROLL_OPERATIONS = [
-  ['get', '/v1/roll', [400, 413, 429, 500, 503]],
+  // A GET has no body: never 413.
+  ['get', '/v1/roll', [400, 429, 500, 503]],
   ['post', '/v1/roll', SIGNED],
   ['post', '/v1/roll/batch', SIGNED],
 ] as const;
@@ -48,6 +59,37 @@ function findKey(value: unknown, key: string): boolean {
   if (value === null || typeof value !== 'object') return false;
   if (key in value) return true;
   return Object.values(value).some((child) => findKey(child, key));
+}
+
+interface Response {
+  description: string;
+  content: Record<string, { schema: Json; example?: unknown }>;
+}
+
+/**
+ * The codes an error response documents: those of the component it points at, narrowed by an
+ * `allOf` to the operation's own, and those of the codes with a schema of their own beside it.
+ */
+function documentedCodes(doc: Doc, response: Response): string[] {
+  const enumOf = (schema: Json): string[] =>
+    (schema as { properties: { error: { properties: { code: { enum: string[] } } } } }).properties.error
+      .properties.code.enum;
+  const resolve = (schema: Json): string[] => {
+    if (typeof schema.$ref === 'string') {
+      return enumOf(doc.components.schemas[schema.$ref.replace('#/components/schemas/', '')]!);
+    }
+    if (Array.isArray(schema.anyOf)) return (schema.anyOf as Json[]).flatMap(resolve);
+    if (Array.isArray(schema.allOf)) {
+      const [component, narrowing] = schema.allOf as [Json, Json];
+      const narrowed = enumOf(narrowing);
+      // A narrowing names only codes the component has.
+      for (const code of narrowed) expect(resolve(component)).toContain(code);
+      return narrowed;
+    }
+    throw new Error(`an error schema of no known form: ${JSON.stringify(schema)}`);
+  };
+  const codes = resolve(response.content['application/json']!.schema);
+  return (Object.keys(ERROR_CODES) as string[]).filter((code) => codes.includes(code));
 }
 
 describe('GET /openapi.json', () => {
@@ -148,15 +190,13 @@ describe('GET /openapi.json', () => {
   it.each(ROLL_OPERATIONS)(
     '%s %s documents 200 and its error statuses, each error with its own schema',
     (method, path, statuses) => {
-      const responses = operationOf(doc, method, path).responses as Record<
-        string,
-        { content: Record<string, Json> }
-      >;
+      const responses = operationOf(doc, method, path).responses as Record<string, Response>;
       expect(Object.keys(responses).sort()).toEqual(['200', ...statuses.map(String)]);
       for (const status of statuses) {
-        const media = responses[String(status)]?.content['application/json'] as { schema: { $ref: string } };
+        const schema = responses[String(status)]?.content['application/json']?.schema;
+        // Each points at its status's component (narrowed where the operation answers fewer codes).
         const id = ERROR_STATUSES[status].schema;
-        expect(media.schema).toEqual({ $ref: `#/components/schemas/${id}` });
+        expect(JSON.stringify(schema)).toContain(`"#/components/schemas/${id}"`);
         const component = doc.components.schemas[id] as {
           properties: { error: { properties: { code: { enum: string[] } } } };
         };
@@ -167,6 +207,41 @@ describe('GET /openapi.json', () => {
       }
     },
   );
+
+  it('GET /v1/roll documents exactly the codes it answers: rate_limited alone on its 429', () => {
+    const responses = operationOf(doc, 'get', '/v1/roll').responses as Record<string, Response>;
+    expect(documentedCodes(doc, responses['429']!)).toEqual(['rate_limited']);
+    expect(responses['429']!.description).toBe('Too many requests from this address.');
+    expect(documentedCodes(doc, responses['400']!)).toEqual([
+      'invalid_request',
+      'invalid_formula',
+      'too_many_dice',
+    ]);
+  });
+
+  it("documents, for each operation and status, exactly the operation's codes of the table", () => {
+    for (const entry of operationList()) {
+      const operation = operationOf(doc, entry.method.toLowerCase(), entry.path);
+      const responses = operation.responses as Record<string, Response>;
+      const errorStatuses = Object.keys(responses)
+        .map(Number)
+        .filter((status) => status >= 400);
+      expect(errorStatuses, `${entry.method} ${entry.path}`).toEqual(statusesOf(entry.errors));
+      for (const status of errorStatuses) {
+        const expected = codesOf(status as ErrorStatus).filter((code) => entry.errors.includes(code));
+        const response = responses[String(status)]!;
+        expect(documentedCodes(doc, response), `${entry.method} ${entry.path} ${status}`).toEqual(expected);
+        expect(response.description).toBe(statusDescription(status as ErrorStatus, entry.errors));
+        // The example is one of them.
+        const example = response.content['application/json']?.example as { error: { code: ApiErrorCode } };
+        expect(expected).toContain(example.error.code);
+      }
+    }
+    // The event stream, written by hand: its 429 is the rate limit's or the stream cap's.
+    const events = operationOf(doc, 'get', '/v1/tables/{id}/events').responses as Record<string, Response>;
+    expect(documentedCodes(doc, events['429']!)).toEqual(['rate_limited', 'too_many_streams']);
+    expect(documentedCodes(doc, events['400']!)).toEqual(['invalid_request']);
+  });
 
   it('documents exactly the operations of the table, and the app serves each on REST and tRPC', async () => {
     const documented = Object.entries(doc.paths).flatMap(([path, ops]) =>
@@ -205,10 +280,79 @@ describe('GET /openapi.json', () => {
   });
 });
 
+describe("the operation table's error codes", () => {
+  it('are consistent with src/errors.ts: known, distinct, own schemas where refused, every code somewhere', async () => {
+    const answered = new Set<string>();
+    for (const entry of operationList()) {
+      const where = `${entry.method} ${entry.path}`;
+      for (const code of entry.errors) expect(Object.keys(ERROR_CODES), where).toContain(code);
+      expect(new Set(entry.errors).size, where).toBe(entry.errors.length);
+      // Every route is counted by the rate limit (docs/operations.md#rate-limiting).
+      expect(entry.errors, where).toContain('rate_limited');
+      // A GET takes no body (fastify does not read one): never 413; a POST with input may be.
+      if (entry.method === 'GET') expect(entry.errors, where).not.toContain('payload_too_large');
+      else if (entry.input !== undefined) expect(entry.errors, where).toContain('payload_too_large');
+      // `refuses` names the operation's codes with a schema of their own, and only those.
+      expect([...(entry.refuses ?? [])].sort(), where).toEqual(
+        entry.errors.filter((code) => CODE_SCHEMAS[code] !== undefined).sort(),
+      );
+      for (const code of entry.errors) answered.add(code);
+    }
+    // What the table leaves out, the event stream answers (its 429 when it holds too many).
+    const app = await makeApp();
+    try {
+      const doc = (await app.inject({ url: '/openapi.json' })).json() as Doc;
+      const events = operationOf(doc, 'get', '/v1/tables/{id}/events').responses as Record<string, Response>;
+      for (const [status, response] of Object.entries(events)) {
+        if (Number(status) >= 400) for (const code of documentedCodes(doc, response)) answered.add(code);
+      }
+    } finally {
+      await app.close();
+    }
+    expect([...answered].sort()).toEqual(Object.keys(ERROR_CODES).sort());
+  });
+
+  it('GET /v1/roll answers every code it documents', async () => {
+    const app = await makeApp({ rateLimitMax: 8 }, { random: failingSource() });
+    const ones = await makeApp({}, { random: { die: () => 1 } });
+    // A store that cannot be reached: a Redis nobody listens on (a receipt is 503 unavailable).
+    const noStore = await makeApp({
+      redisUrl: `redis://127.0.0.1:${await freePort()}`,
+      redisStartupWaitMs: 0,
+    });
+    try {
+      const doc = (await app.inject({ url: '/openapi.json' })).json() as Doc;
+      const responses = operationOf(doc, 'get', '/v1/roll').responses as Record<string, Response>;
+      const documented = Object.entries(responses)
+        .filter(([status]) => Number(status) >= 400)
+        .flatMap(([, response]) => documentedCodes(doc, response));
+      const answers = {
+        invalid_request: await app.inject({ url: '/v1/roll' }),
+        invalid_formula: await app.inject({ url: '/v1/roll?formula=2d' }),
+        // Every die on 1, rerolled while below the largest face: past the throws per request.
+        too_many_dice: await ones.inject({ url: '/v1/roll?formula=1000d4294967296r%3C4294967295' }),
+        internal_error: await app.inject({ url: '/v1/roll?formula=1d20' }),
+        unavailable: await noStore.inject({ url: '/v1/roll?formula=1d20&receipt=true' }),
+        rate_limited: await (async () => {
+          for (let i = 0; i < 8; i++) await app.inject({ url: '/v1/health' });
+          return app.inject({ url: '/v1/roll?formula=1d20' });
+        })(),
+      };
+      expect(Object.keys(answers).sort()).toEqual([...documented].sort());
+      for (const [code, answer] of Object.entries(answers)) {
+        expectError(answer, ERROR_CODES[code as ApiErrorCode], code);
+      }
+    } finally {
+      await Promise.all([app.close(), ones.close(), noStore.close()]);
+    }
+  });
+});
+
 describe('every documented error example is a real response', () => {
-  const exampleOf = (doc: Doc, status: number) =>
+  /** The example of GET /v1/roll's `status`, or of another roll operation's (a GET never answers 413). */
+  const exampleOf = (doc: Doc, status: number, method = 'get') =>
     (
-      operationOf(doc, 'get', '/v1/roll').responses as Record<
+      operationOf(doc, method, '/v1/roll').responses as Record<
         string,
         { content: Record<string, { example: unknown }> }
       >
@@ -228,7 +372,7 @@ describe('every documented error example is a real response', () => {
         payload: `{"formula":"${'1'.repeat(9000)}"}`,
       });
       expectError(big, 413, 'payload_too_large');
-      expect(big.json()).toEqual(exampleOf(doc, 413));
+      expect(big.json()).toEqual(exampleOf(doc, 413, 'post'));
       const limited = await app.inject({ url: '/v1/health' });
       expectError(limited, 429, 'rate_limited');
       expect(limited.json()).toEqual(exampleOf(doc, 429));
@@ -302,7 +446,7 @@ describe('every documented error example is a real response', () => {
         payload: { formula: '1'.repeat(120) },
       });
       expect(expectError(big, 413, 'payload_too_large')).toMatch(/100 bytes/);
-      expect(big.json()).toEqual(exampleOf(doc, 413));
+      expect(big.json()).toEqual(exampleOf(doc, 413, 'post'));
     } finally {
       await app.close();
     }
@@ -320,7 +464,7 @@ describe('an operation is one entry of the table', () => {
       tags: ['test'],
       summary: 'Echo',
       description: 'Echoes a word.',
-      errors: [400],
+      errors: ['invalid_request'],
       run: (input) => input as { word: string },
     };
     const operations = { ...OPERATIONS, echo };
@@ -397,9 +541,9 @@ describe('GET /v1/tables/{id}/events (Server-Sent Events) in the document', () =
       prev: expect.stringMatching(/^[0-9a-f]{64}$/),
     });
     for (const status of [400, 404, 429, 500, 503] as const)
-      expect(events.responses[String(status)]!.content['application/json']!.schema).toEqual({
-        $ref: `#/components/schemas/${ERROR_STATUSES[status].schema}`,
-      });
+      expect(JSON.stringify(events.responses[String(status)]!.content['application/json']!.schema)).toContain(
+        `"#/components/schemas/${ERROR_STATUSES[status].schema}"`,
+      );
     expect(JSON.stringify(events.responses['429'])).toContain('#/components/headers/RetryAfter');
   });
 

@@ -3,11 +3,12 @@
 
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import type { FastifyRateLimitOptions, FastifyRateLimitStore } from '@fastify/rate-limit';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import {
+  MemoryRateStore,
   type RateLimitLogger,
+  type RateStore,
   REDIS_FALLBACK_AFTER_MS,
   REDIS_KEY_PREFIX,
   SharedRateLimit,
@@ -36,33 +37,52 @@ function recordingLogger(): RateLimitLogger & { lines: LogLine[]; count(level: L
 
 interface Counted {
   current: number;
-  ttl: number;
-  /** The store answered before incr returned: it did not wait for anything. */
+  ttlMs: number;
+  /** The store answered at once, without a promise: it did not wait for anything. */
   synchronous: boolean;
   ms: number;
 }
 
-function incr(
-  store: FastifyRateLimitStore,
-  key: string,
-  max = MAX,
-  timeWindow = WINDOW_MS,
-): Promise<Counted> {
-  return new Promise((resolve, reject) => {
-    let returned = false;
-    const started = performance.now();
-    store.incr(
-      key,
-      (error, result) => {
-        if (error !== null || result === undefined) reject(error ?? new Error('no result'));
-        else resolve({ ...result, synchronous: !returned, ms: performance.now() - started });
-      },
-      timeWindow,
-      max,
-    );
-    returned = true;
-  });
+async function hit(store: RateStore, key: string): Promise<Counted> {
+  const started = performance.now();
+  const answer = store.hit(key);
+  const synchronous = !(answer instanceof Promise);
+  const { current, ttlMs } = await answer;
+  return { current, ttlMs, synchronous, ms: performance.now() - started };
 }
+
+describe('MemoryRateStore', () => {
+  it('counts per key in fixed windows, answering at once', () => {
+    let now = 1_000_000;
+    const store = new MemoryRateStore(1_000, 10, () => now);
+    const first = store.hit('a');
+    expect(first instanceof Promise).toBe(false);
+    expect({ ...first }).toMatchObject({ current: 1, ttlMs: 1_000 });
+    now += 400;
+    expect({ ...store.hit('a') }).toMatchObject({ current: 2, ttlMs: 600 });
+    expect({ ...store.hit('b') }).toMatchObject({ current: 1, ttlMs: 1_000 });
+    now += 599;
+    expect({ ...store.hit('a') }).toMatchObject({ current: 3, ttlMs: 1 });
+    // The window ends: the next request starts a new one.
+    now += 1;
+    expect({ ...store.hit('a') }).toMatchObject({ current: 1, ttlMs: 1_000 });
+  });
+
+  it('forgets the least recently counted key first, past its capacity', () => {
+    const store = new MemoryRateStore(60_000, 3);
+    for (const key of ['a', 'b', 'c']) store.hit(key);
+    // a is counted again: b is now the least recently counted.
+    expect(store.hit('a').current).toBe(2);
+    store.hit('d');
+    expect(store.size).toBe(3);
+    expect(store.hit('b').current).toBe(1);
+    // b came back and pushed out c, the least recently counted; a and d are still known.
+    expect(store.hit('a').current).toBe(3);
+    expect(store.hit('d').current).toBe(2);
+    expect(store.hit('c').current).toBe(1);
+    expect(store.size).toBe(3);
+  });
+});
 
 /** Latencies seen while falling back, printed once for the README and the report. */
 const measured: Record<string, number[]> = {};
@@ -83,10 +103,8 @@ describeWithRedis('SharedRateLimit store with a real redis-server', (executable)
   const sharedLimit = (redisUrl: string, logger = recordingLogger()) => {
     const limit = new SharedRateLimit({ redisUrl, logger });
     limits.push(limit);
-    return { limit, logger, store: rootStore(limit) };
+    return { limit, logger, store: limit.storeOf('', WINDOW_MS) };
   };
-  const rootStore = (limit: SharedRateLimit): FastifyRateLimitStore =>
-    new limit.Store({ continueExceeding: false, exponentialBackoff: false } as FastifyRateLimitOptions);
 
   afterEach(async () => {
     await Promise.all(limits.splice(0).map((limit) => limit.close()));
@@ -99,7 +117,7 @@ describeWithRedis('SharedRateLimit store with a real redis-server', (executable)
     console.info(`rate-limit fallback latencies\n  ${summary.join('\n  ')}`);
   });
 
-  it('gives two instances sharing one Redis one budget, in the built-in store keys', async () => {
+  it('gives two instances sharing one Redis one budget, under fastify-rate-limit-<address>', async () => {
     const server = await redisServer();
     const a = sharedLimit(server.url);
     const b = sharedLimit(server.url);
@@ -108,7 +126,7 @@ describeWithRedis('SharedRateLimit store with a real redis-server', (executable)
 
     const counts: number[] = [];
     for (const store of [a.store, b.store, a.store, b.store, a.store, b.store]) {
-      counts.push((await incr(store, key)).current);
+      counts.push((await hit(store, key)).current);
     }
     expect(counts).toEqual([1, 2, 3, 4, 5, 6]);
 
@@ -126,44 +144,69 @@ describeWithRedis('SharedRateLimit store with a real redis-server', (executable)
     ]);
   });
 
-  it('keeps the fixed window of the built-in Redis store: the TTL is set once and the count restarts after it', async () => {
+  it('counts in fixed windows: the expiry is set once, and the count restarts after it', async () => {
     const server = await redisServer();
-    const { limit, store } = sharedLimit(server.url);
+    const { limit } = sharedLimit(server.url);
     await until(() => limit.counting === 'shared', 'connected');
-    const key = randomUUID();
     const windowMs = 300;
+    const store = limit.storeOf('', windowMs);
+    const key = randomUUID();
 
-    const first = await incr(store, key, 2, windowMs);
+    const first = await hit(store, key);
     expect(first.current).toBe(1);
-    expect(first.ttl).toBe(windowMs);
-    const second = await incr(store, key, 2, windowMs);
-    const third = await incr(store, key, 2, windowMs);
+    expect(first.ttlMs).toBe(windowMs);
+    const second = await hit(store, key);
+    const third = await hit(store, key);
     expect(third.current).toBe(3);
-    // Exceeding does not extend the window (continueExceeding is off): the TTL only runs down.
-    expect(third.ttl).toBeLessThanOrEqual(second.ttl);
-    expect(third.ttl).toBeLessThanOrEqual(windowMs);
+    // Going over the limit does not extend the window: the time left only runs down.
+    expect(third.ttlMs).toBeLessThanOrEqual(second.ttlMs);
+    expect(third.ttlMs).toBeLessThanOrEqual(windowMs);
 
-    await until(async () => (await incr(store, key, 2, windowMs)).current === 1, 'the window to expire', {
+    await until(async () => (await hit(store, key)).current === 1, 'the window to expire', {
       attempts: 40,
       everyMs: 50,
     });
   });
 
-  it('counts per route in child stores, still shared between instances', async () => {
+  it('gives a key left without an expiry one, rather than counting it forever', async () => {
+    const server = await redisServer();
+    const { limit, store } = sharedLimit(server.url);
+    await until(() => limit.counting === 'shared', 'connected');
+    const key = randomUUID();
+    const probe = new Redis(server.url);
+    try {
+      await probe.set(`${REDIS_KEY_PREFIX}${key}`, '7');
+      const counted = await hit(store, key);
+      expect(counted.current).toBe(8);
+      expect(counted.ttlMs).toBe(WINDOW_MS);
+      const ttl = await probe.pttl(`${REDIS_KEY_PREFIX}${key}`);
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(WINDOW_MS);
+    } finally {
+      probe.disconnect();
+    }
+  });
+
+  it('counts a budget of its own apart, under its name, still shared between instances', async () => {
     const server = await redisServer();
     const a = sharedLimit(server.url);
     const b = sharedLimit(server.url);
     await until(() => a.limit.counting === 'shared' && b.limit.counting === 'shared', 'both connected');
-    const routeParams = { routeInfo: { method: 'GET', url: '/v1/roll' } } as unknown as Parameters<
-      FastifyRateLimitStore['child']
-    >[0];
-    const childA = a.store.child(routeParams);
-    const childB = b.store.child(routeParams);
+    // The name the rate limit gives a route's own budget (src/http/rate-limit.ts): method, URL, '-'.
+    const budget = 'GET/docs/assets/:hash/:file-';
+    const ownA = a.limit.storeOf(budget, WINDOW_MS);
+    const ownB = b.limit.storeOf(budget, WINDOW_MS);
     const key = randomUUID();
 
-    expect((await incr(childA, key)).current).toBe(1);
-    expect((await incr(childB, key)).current).toBe(2);
-    expect((await incr(a.store, key)).current).toBe(1);
+    expect((await hit(ownA, key)).current).toBe(1);
+    expect((await hit(ownB, key)).current).toBe(2);
+    expect((await hit(a.store, key)).current).toBe(1);
+    const probe = new Redis(server.url);
+    try {
+      expect(await probe.get(`${REDIS_KEY_PREFIX}${budget}${key}`)).toBe('2');
+    } finally {
+      probe.disconnect();
+    }
   });
 
   it('keeps counting locally when Redis is killed, logs the fallback once, and shares again after a restart', async () => {
@@ -172,16 +215,16 @@ describeWithRedis('SharedRateLimit store with a real redis-server', (executable)
     const b = sharedLimit(server.url);
     await until(() => a.limit.counting === 'shared' && b.limit.counting === 'shared', 'both connected');
     const key = randomUUID();
-    expect((await incr(a.store, key)).current).toBe(1);
-    expect((await incr(b.store, key)).current).toBe(2);
+    expect((await hit(a.store, key)).current).toBe(1);
+    expect((await hit(b.store, key)).current).toBe(2);
 
     await server.kill();
-    const first = await incr(a.store, key);
+    const first = await hit(a.store, key);
     measure('killed: first call', first);
     // The local fallback starts its own window: this instance's own count, enforced against max.
     expect(first.current).toBe(1);
     const later: Counted[] = [];
-    for (let i = 0; i < MAX + 2; i++) later.push(await incr(a.store, key));
+    for (let i = 0; i < MAX + 2; i++) later.push(await hit(a.store, key));
     for (const counted of later) measure('killed: later calls', counted);
     expect(later.map((counted) => counted.current)).toEqual([2, 3, 4, 5, 6, 7, 8]);
     expect(later.filter((counted) => counted.current > MAX)).toHaveLength(3);
@@ -193,16 +236,16 @@ describeWithRedis('SharedRateLimit store with a real redis-server', (executable)
       'Redis unavailable: rate limits are counted per instance until it is back',
     );
     // Instance b keeps its own separate local count.
-    expect((await incr(b.store, key)).current).toBe(1);
+    expect((await hit(b.store, key)).current).toBe(1);
 
     await server.restart();
     await until(() => a.limit.counting === 'shared' && b.limit.counting === 'shared', 'reconnection');
     expect(a.logger.lines.at(-1)?.message).toBe('Redis is back: rate limits are shared again');
     expect(a.logger.count('warn')).toBe(1);
     // The restarted Redis is empty: both instances count into one fresh shared budget.
-    expect((await incr(a.store, key)).current).toBe(1);
-    expect((await incr(b.store, key)).current).toBe(2);
-    expect((await incr(a.store, key)).current).toBe(3);
+    expect((await hit(a.store, key)).current).toBe(1);
+    expect((await hit(b.store, key)).current).toBe(2);
+    expect((await hit(a.store, key)).current).toBe(3);
   });
 
   it('works locally when Redis is down at start, and shares once it comes up', async () => {
@@ -213,7 +256,7 @@ describeWithRedis('SharedRateLimit store with a real redis-server', (executable)
 
     const counts: number[] = [];
     for (let i = 0; i < MAX + 1; i++) {
-      const counted = await incr(store, key);
+      const counted = await hit(store, key);
       measure('down at start', counted);
       counts.push(counted.current);
     }
@@ -223,7 +266,7 @@ describeWithRedis('SharedRateLimit store with a real redis-server', (executable)
 
     await server.restart();
     await until(() => limit.counting === 'shared', 'the first connection');
-    expect((await incr(store, key)).current).toBe(1);
+    expect((await hit(store, key)).current).toBe(1);
     expect(logger.count('warn')).toBe(1);
     expect(logger.lines.at(-1)?.message).toBe('Redis is back: rate limits are shared again');
   });
@@ -233,12 +276,12 @@ describeWithRedis('SharedRateLimit store with a real redis-server', (executable)
     const { limit, logger, store } = sharedLimit(server.url);
     await until(() => limit.counting === 'shared', 'connected');
     const key = randomUUID();
-    expect((await incr(store, key)).current).toBe(1);
+    expect((await hit(store, key)).current).toBe(1);
 
     server.pause();
     try {
       // Requests already in flight when Redis stalls wait for the command timeout, then count locally.
-      const inFlight = await Promise.all(Array.from({ length: 4 }, () => incr(store, key)));
+      const inFlight = await Promise.all(Array.from({ length: 4 }, () => hit(store, key)));
       for (const counted of inFlight) measure('stalled: calls in flight', counted);
       expect(inFlight.map((counted) => counted.current).sort()).toEqual([1, 2, 3, 4]);
       expect(limit.counting).toBe('local');
@@ -247,7 +290,7 @@ describeWithRedis('SharedRateLimit store with a real redis-server', (executable)
       expect(String(warnings[0]?.details.reason)).toMatch(/timed out|did not answer/i);
 
       // Later requests do not wait at all.
-      const later = await incr(store, key);
+      const later = await hit(store, key);
       measure('stalled: later calls', later);
       expect(later.synchronous).toBe(true);
       expect(later.current).toBe(5);
@@ -258,7 +301,7 @@ describeWithRedis('SharedRateLimit store with a real redis-server', (executable)
     expect(logger.lines.at(-1)?.message).toBe('Redis is back: rate limits are shared again');
     expect(logger.count('warn')).toBe(1);
     // Shared again: the count continues from what Redis holds (1, plus any in-flight INCRs it ran on resume).
-    expect((await incr(store, key)).current).toBeGreaterThanOrEqual(2);
+    expect((await hit(store, key)).current).toBeGreaterThanOrEqual(2);
   });
 
   it('close() quits Redis; requests after it are still answered locally without a fallback warning', async () => {
@@ -268,7 +311,7 @@ describeWithRedis('SharedRateLimit store with a real redis-server', (executable)
     await limit.close();
     expect(limit.redis.status).toBe('end');
     const key = randomUUID();
-    const counted = await incr(store, key);
+    const counted = await hit(store, key);
     expect(counted.current).toBe(1);
     expect(counted.synchronous).toBe(true);
     expect(logger.count('warn')).toBe(0);

@@ -1,7 +1,7 @@
 // Fastify puts `finish` and `error` listeners on every response (and reads the clock twice) when
 // it has a logger of its own or an onResponse hook, even with per-request logging off. fairdice
 // gives fastify no logger and has no onResponse hook, so a response carries only the listeners
-// node itself puts on it (docs/performance.md#the-http-request-path). Every line fairdice logs
+// node itself puts on it (docs/performance.md#logging-off-the-request-path). Every line fairdice logs
 // still goes to its own pino logger (test/http/request-log.test.ts, test/server.test.ts).
 import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';

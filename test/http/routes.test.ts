@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { DiceContext, Operation } from '../../src/api/operations.js';
 import { StatsService } from '../../src/api/stats-service.js';
 import { MESSAGES } from '../../src/errors.js';
-import { registerRestRoutes } from '../../src/http/routes.js';
+import { restRoutesPlugin } from '../../src/http/routes.js';
 import { expectError, type LogLine, logCollector } from '../support/app.js';
 import { entry } from '../support/operations.js';
 import { maxSource } from '../support/sources.js';
@@ -26,8 +26,10 @@ async function serve(
 ): Promise<{ app: FastifyInstance; lines: LogLine[] }> {
   const log = logCollector();
   const app = Fastify({ logger: { level: 'warn', stream: log } });
-  registerRestRoutes(app, operations, {
-    contextOf: () => context,
+  // What src/http/dice-context.ts gives the app: every request's context.
+  app.decorate('diceContext', () => context);
+  await app.register(restRoutesPlugin, {
+    operations,
     bodyLimitBytes: 8192,
     ...(checkOutputs === undefined ? {} : { checkOutputs }),
   });

@@ -4,11 +4,11 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { verifyChain, verifyReceipt } from '@fairdice/client/verify';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config.js';
 import type { Jwks, Receipt } from '../../src/trust/receipt.js';
-import { verifyChain, verifyReceipt } from '../../src/trust/verify.js';
 import { expectError, listen, makeApp } from '../support/app.js';
 import { openEvents } from '../support/events.js';
 

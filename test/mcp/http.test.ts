@@ -7,7 +7,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LIMITS } from '../../src/limits.js';
-import { LANGUAGE_URI } from '../../src/mcp/tools.js';
+import { LANGUAGE_URI, NOTATION } from '../../src/mcp/markers.js';
 import { listen, makeApp } from '../support/app.js';
 import { send } from '../support/http.js';
 import { ALL_TOOLS } from '../support/mcp-tables.js';
@@ -46,7 +46,7 @@ describe('MCP over Streamable HTTP at /mcp', () => {
   });
   afterAll(() => app.close());
 
-  it('lists the marked operations as tools, each with schemas, annotations and the notation', async () => {
+  it('lists the marked operations as tools, each with schemas, annotations and its own description', async () => {
     const client = await connect(base);
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual(ALL_TOOLS);
@@ -55,9 +55,36 @@ describe('MCP over Streamable HTTP at /mcp', () => {
       expect(tool.outputSchema?.type).toBe('object');
       expect(JSON.stringify(tool.inputSchema)).not.toContain('$ref');
       expect(tool.annotations?.destructiveHint).toBe(false);
-      expect(tool.description).toContain('NdS');
-      expect(tool.description).toContain(LANGUAGE_URI);
     }
+    // The notation once, where rolling is described, with pools, Fate dice and groups; every other
+    // tool taking a formula points to it and to the resource; the rest say nothing of formulas.
+    const descriptions = Object.fromEntries(tools.map((tool) => [tool.name, tool.description ?? '']));
+    expect(descriptions.roll).toContain(NOTATION);
+    for (const form of ['NdS', '8d10>=8', '4dF', '{1d8!,1d6!}kh1', '{4d6+3d8}kh3', LANGUAGE_URI]) {
+      expect(descriptions.roll).toContain(form);
+    }
+    for (const name of ['table_roll', 'roll_batch', 'stats']) {
+      expect(descriptions[name]).toContain("the roll tool's description");
+      expect(descriptions[name]).toContain(LANGUAGE_URI);
+    }
+    for (const name of ['table_create', 'table_log', 'verify_receipt']) {
+      expect(descriptions[name]).not.toContain('Formulas');
+    }
+    // Short, and no sentence shared between two tools.
+    const sentences = Object.values(descriptions).flatMap((text) => text.split(/(?<=\.)\s+/));
+    const shared = sentences.filter((sentence, index) => sentences.indexOf(sentence) !== index);
+    expect(new Set(shared)).toEqual(
+      new Set([
+        "Formulas as in the roll tool's description (success pools, Fate dice and groups included); the full reference is the resource fairdice://docs/language.md.",
+      ]),
+    );
+    for (const [name, text] of Object.entries(descriptions)) {
+      expect(text.length, name).toBeLessThanOrEqual(name === 'roll' ? 1000 : 500);
+    }
+    // One name for a table in every tool.
+    const tableLog = tools.find((tool) => tool.name === 'table_log');
+    expect(tableLog?.inputSchema.required).toEqual(['table']);
+    expect(Object.keys(tableLog?.inputSchema.properties ?? {}).sort()).toEqual(['after', 'limit', 'table']);
     // Read-only: what changes nothing others can see. A table's log is changed by a roll at it,
     // by a batch item naming it, and a new table by its creation.
     const readOnly = tools.filter((tool) => tool.annotations?.readOnlyHint === true).map((tool) => tool.name);
@@ -112,7 +139,7 @@ describe('MCP over Streamable HTTP at /mcp', () => {
       arguments: { formula: '4d6kh3+2' },
     })) as CallToolResult;
     expect(result.isError).toBeFalsy();
-    expect(textOf(result)).toBe('4d6kh3+2 → 15 (6, 5, 2, 1 dropped; +2)');
+    expect(textOf(result)).toBe('4d6kh3 [6 5 2 (1)] + 2 = 15');
     expect(result.structuredContent).toMatchObject({
       formula: '4d6kh3+2',
       total: 15,
@@ -120,7 +147,7 @@ describe('MCP over Streamable HTTP at /mcp', () => {
       dice: [{ sides: 6, results: [6, 5, 2, 1], kept: [6, 5, 2], keptFlags: [true, true, true, false] }],
     });
     const d20 = (await client.callTool({ name: 'roll', arguments: { formula: 'd20+7' } })) as CallToolResult;
-    expect(textOf(d20)).toBe('d20+7 → 27 (20, natural 20; +7)');
+    expect(textOf(d20)).toBe('d20 [20 crit] + 7 = 27');
   });
 
   it('rolls a batch, one line per roll', async () => {
@@ -132,8 +159,8 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     expect(result.isError).toBeFalsy();
     const lines = textOf(result).split('\n');
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(/^1d6 → \d \(\d\)$/);
-    expect(lines[1]).toMatch(/^2d6\+1 → \d+ \(\d, \d; \+1\)$/);
+    expect(lines[0]).toMatch(/^1d6 \[\d\] = \d$/);
+    expect(lines[1]).toMatch(/^2d6 \[\d \d\] \+ 1 = \d+$/);
     expect((result.structuredContent as { rolls: unknown[] }).rolls).toHaveLength(2);
   });
 

@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LANGUAGE_URI } from '../../src/mcp/tools.js';
+import { LANGUAGE_URI } from '../../src/mcp/markers.js';
 import { ALL_TOOLS } from '../support/mcp-tables.js';
 
 /** The command's tables, receipts and key go to a directory of the test's, never the user's. */
@@ -67,7 +67,7 @@ describe('npx fairdice mcp: the stdio server', () => {
     expect(faces).toHaveLength(3);
     for (const face of faces) expect(face).toBeGreaterThanOrEqual(1);
     expect(roll.total).toBe(faces.reduce((sum, face) => sum + face, 1));
-    expect(textOf(result)).toBe(`3d6+1 → ${roll.total} (${faces.join(', ')}; +1)`);
+    expect(textOf(result)).toBe(`3d6 [${faces.join(' ')}] + 1 = ${roll.total}`);
   });
 
   it('reads its limits from the environment like the service (DICE_PER_ROLL=50)', async () => {

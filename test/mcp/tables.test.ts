@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { verifyChain } from '@fairdice/client/verify';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -17,7 +18,6 @@ import { describe, expect, it } from 'vitest';
 import { LOCAL_KEY_FILE, localDataDir, localSigningKey } from '../../src/mcp/local.js';
 import { loadSigningKeys } from '../../src/trust/keys.js';
 import type { Jwks } from '../../src/trust/receipt.js';
-import { verifyChain } from '../../src/trust/verify.js';
 import { listen, makeApp } from '../support/app.js';
 import { send } from '../support/http.js';
 import { playAtTable, textOf } from '../support/mcp-tables.js';
@@ -72,7 +72,10 @@ describe('tables and receipts over /mcp', () => {
         payload: { formula: '1d4', table: id },
       });
       expect(rest.statusCode).toBe(200);
-      const logged = (await client.callTool({ name: 'table_log', arguments: { id } })) as CallToolResult;
+      const logged = (await client.callTool({
+        name: 'table_log',
+        arguments: { table: id },
+      })) as CallToolResult;
       expect((logged.structuredContent as { rolls: unknown[] }).rolls).toEqual([rest.json().receipt]);
     } finally {
       await client.close();
@@ -112,7 +115,7 @@ describe('tables and receipts over stdio (fairdice mcp, its embedded store)', ()
         arguments: { formula: '1d6', table: tableId },
       })) as CallToolResult;
       expect(rolled.isError, textOf(rolled)).toBeFalsy();
-      const log = (await second.client.callTool({ name: 'table_log', arguments: { id: tableId } }))
+      const log = (await second.client.callTool({ name: 'table_log', arguments: { table: tableId } }))
         .structuredContent as { rolls: unknown[] };
       expect(log.rolls).toHaveLength(2);
       expect(await verifyChain(log.rolls, jwks)).toEqual({ valid: true, entries: 2 });

@@ -1,9 +1,9 @@
-// Tools from an operation table: marking an entry is all it takes (and an unmarked one is not a
-// tool); its schemas become self-contained JSON Schemas; a broken output or an unexpected
-// exception is an internal_error tool result with the generic message, logged; a duplicated tool
-// name stops start-up.
+// Tools from an operation table and its markers (src/mcp/markers.ts): marking an operation is all
+// it takes (and an unmarked one is not a tool); its schemas become self-contained JSON Schemas; a
+// broken output or an unexpected exception is an internal_error tool result with the generic
+// message, logged; a duplicated tool name, or a marker for no operation, stops start-up.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -11,8 +11,9 @@ import { OPERATIONS } from '../../src/api/operations.js';
 import { BatchRollRequestSchema } from '../../src/api/schemas.js';
 import { StatsService } from '../../src/api/stats-service.js';
 import { MESSAGES } from '../../src/errors.js';
-import { toolJsonSchema, toolsOf } from '../../src/mcp/tools.js';
-import { listen, logCollector, makeApp } from '../support/app.js';
+import { TOOL_MARKERS } from '../../src/mcp/markers.js';
+import { createMcpServer } from '../../src/mcp/server.js';
+import { type MarkerTable, toolJsonSchema, toolsOf } from '../../src/mcp/tools.js';
 import { ALL_TOOLS } from '../support/mcp-tables.js';
 import { entry } from '../support/operations.js';
 import { maxSource } from '../support/sources.js';
@@ -27,6 +28,13 @@ const marker = (name: string) => ({
     `${(output as { word: string }).word} has ${(output as { length: number }).length} letters`,
 });
 
+/** The made-up operation's run, keeping every input it was given in `seen`. */
+const measuring = (seen: unknown[]) => (input: unknown) => {
+  seen.push(input);
+  const { word } = input as { word: string };
+  return { word, length: word.length };
+};
+
 const textOf = (result: CallToolResult): string => (result.content[0] as { text: string }).text;
 
 const OPERATION_CONTEXT = {
@@ -39,33 +47,35 @@ const OPERATION_CONTEXT = {
 
 describe('tools from the operation table', () => {
   it('a marked entry is a tool, an unmarked one is not; errors and faults are tool results', async () => {
-    const log = logCollector();
-    const app = await makeApp(
-      {},
-      {
-        logStream: log,
-        operations: {
-          ...OPERATIONS,
-          measure: entry({ tool: marker('measure') }),
-          unmarked: entry({ path: '/v1/unmarked' }),
-          broken: entry({
-            path: '/v1/broken',
-            run: () => ({ word: 'x', length: 'long' }),
-            tool: marker('broken'),
-          }),
-          thrower: entry({
-            path: '/v1/thrower',
-            run: () => {
-              throw new TypeError('x is undefined <script>');
-            },
-            tool: marker('thrower'),
-          }),
+    const logged: Array<{ error: unknown; message: string }> = [];
+    const operations = {
+      ...OPERATIONS,
+      measure: entry({}),
+      unmarked: entry({ path: '/v1/unmarked' }),
+      broken: entry({ path: '/v1/broken', run: () => ({ word: 'x', length: 'long' }) }),
+      thrower: entry({
+        path: '/v1/thrower',
+        run: () => {
+          throw new TypeError('x is undefined <script>');
         },
-      },
-    );
+      }),
+    };
+    const markers: MarkerTable = {
+      ...(TOOL_MARKERS as MarkerTable),
+      measure: marker('measure'),
+      broken: marker('broken'),
+      thrower: marker('thrower'),
+    };
+    const ctx = {
+      ...OPERATION_CONTEXT,
+      logError: (error: unknown, message: string) => logged.push({ error, message }),
+    };
+    const server = createMcpServer({ settingOf: () => ({ ctx }), tools: toolsOf(operations, markers) });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
     const client = new Client({ name: 'fairdice-test', version: '1.0.0' });
     try {
-      await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', await listen(app))));
+      await client.connect(clientSide);
       const { tools } = await client.listTools();
       expect(tools.map((tool) => tool.name)).toEqual([...ALL_TOOLS, 'measure', 'broken', 'thrower']);
       const measure = tools.find((tool) => tool.name === 'measure');
@@ -90,7 +100,7 @@ describe('tools from the operation table', () => {
         '{"error":{"code":"invalid_request","message":"word must be at most 5 characters long."}}',
       );
 
-      expect(log.lines.filter((line) => line.level >= 50)).toHaveLength(0);
+      expect(logged).toHaveLength(0);
       for (const name of ['broken', 'thrower']) {
         const failed = (await client.callTool({ name, arguments: { word: 'hi' } })) as CallToolResult;
         expect(failed.isError).toBe(true);
@@ -100,33 +110,31 @@ describe('tools from the operation table', () => {
         );
         expect(textOf(failed)).not.toContain('script');
       }
-      const logged = log.lines.filter((line) => line.level >= 50);
       expect(logged).toHaveLength(2);
-      expect(typeof logged[1]?.reqId).toBe('string');
-      expect(JSON.stringify(logged[1]?.err)).toContain('x is undefined');
+      expect(String(logged[1]?.error)).toContain('x is undefined');
     } finally {
       await client.close();
-      await app.close();
+      await server.close();
     }
   });
 
   it("a marker's extra arguments are validated and given to the line, never to the operation", async () => {
     const seen: unknown[] = [];
-    const tools = toolsOf({
-      measure: entry({
-        run: (input) => {
-          seen.push(input);
-          const { word } = input as { word: string };
-          return { word, length: word.length };
-        },
-        tool: {
+    const tools = toolsOf(
+      {
+        measure: entry({
+          run: measuring(seen),
+        }),
+      },
+      {
+        measure: {
           ...marker('measure'),
           extraInput: { atLeast: z.number().int().optional() },
-          line: (output, input) =>
+          line: (output: unknown, input: Record<string, unknown>) =>
             `${(output as { length: number }).length} letters, wanted ${String(input.atLeast)}`,
         },
-      }),
-    });
+      },
+    );
     const tool = tools.get('measure')!;
     expect(Object.keys(tool.definition.inputSchema.properties ?? {})).toEqual(['word', 'atLeast']);
     const context = { ...OPERATION_CONTEXT, logError: () => undefined };
@@ -145,20 +153,20 @@ describe('tools from the operation table', () => {
       times: z.number().optional(),
     });
     const seen: unknown[] = [];
-    const tools = toolsOf({
-      measure: entry({
-        input: Input,
-        run: (input) => {
-          seen.push(input);
-          const { word } = input as { word: string };
-          return { word, length: word.length };
-        },
-        tool: [
+    const tools = toolsOf(
+      {
+        measure: entry({
+          input: Input,
+          run: measuring(seen),
+        }),
+      },
+      {
+        measure: [
           { ...marker('measure'), omits: ['shout'] },
           { ...marker('measure_loud'), requires: ['shout'], omits: ['times'] },
         ],
-      }),
-    });
+      },
+    );
     expect([...tools.keys()]).toEqual(['measure', 'measure_loud']);
     const quiet = tools.get('measure')!.definition.inputSchema;
     expect(Object.keys(quiet.properties ?? {})).toEqual(['word', 'times']);
@@ -179,18 +187,50 @@ describe('tools from the operation table', () => {
     expect(seen).toEqual([{ word: 'dice', shout: true }]);
   });
 
-  it('a marker naming a field its operation does not have stops start-up', () => {
-    expect(() => toolsOf({ a: entry({ tool: { ...marker('a'), requires: ['colour'] } }) })).toThrow(
+  it('a marker naming a field its operation does not have, or no operation, stops start-up', () => {
+    expect(() => toolsOf({ a: entry({}) }, { a: { ...marker('a'), requires: ['colour'] } })).toThrow(
       /The tool a names colour, which its operation's input does not have/,
     );
-    expect(() => toolsOf({ a: entry({ tool: { ...marker('a'), omits: ['colour'] } }) })).toThrow(/colour/);
+    expect(() => toolsOf({ a: entry({}) }, { a: { ...marker('a'), omits: ['colour'] } })).toThrow(/colour/);
+    expect(() => toolsOf({ a: entry({}) }, { a: { ...marker('a'), renames: { hue: 'colour' } } })).toThrow(
+      /renames colour to hue/,
+    );
+    expect(() => toolsOf({ a: entry({}) }, { b: marker('b') })).toThrow(/operation b, which does not exist/);
   });
 
   it('two entries naming the same tool stop start-up', () => {
-    expect(() => toolsOf({ a: entry({ tool: marker('same') }), b: entry({ tool: marker('same') }) })).toThrow(
+    expect(() => toolsOf({ a: entry({}), b: entry({}) }, { a: marker('same'), b: marker('same') })).toThrow(
       /Operation b names the tool same, already taken/,
     );
-    expect(() => toolsOf({ a: entry({ tool: [marker('same'), marker('same')] }) })).toThrow(/already taken/);
+    expect(() => toolsOf({ a: entry({}) }, { a: [marker('same'), marker('same')] })).toThrow(/already taken/);
+  });
+
+  it('a renamed field: the tool takes its own name, the operation gets its own, the old name is refused by name', async () => {
+    const seen: unknown[] = [];
+    const tools = toolsOf(
+      {
+        measure: entry({
+          run: measuring(seen),
+        }),
+      },
+      { measure: { ...marker('measure'), renames: { text: 'word' } } },
+    );
+    const tool = tools.get('measure')!;
+    expect(tool.definition.inputSchema).toMatchObject({
+      properties: { text: { type: 'string' } },
+      required: ['text'],
+    });
+    expect(Object.keys(tool.definition.inputSchema.properties ?? {})).toEqual(['text']);
+    const context = { ...OPERATION_CONTEXT, logError: () => undefined };
+    expect(textOf(await tool.call({ text: 'dice' }, context))).toBe('dice has 4 letters');
+    expect(seen).toEqual([{ word: 'dice' }]);
+    const old = await tool.call({ word: 'dice' }, context);
+    expect(old.isError).toBe(true);
+    expect(textOf(old)).toContain('"message":"Unknown field: word. The measure tool calls it text."');
+    // Any other unknown field is the first thing said, before the fields missing.
+    const other = await tool.call({ colour: 'red' }, context);
+    expect(textOf(other)).toContain('"message":"Unknown field: colour. (1 more problem in this request.)"');
+    expect(seen).toHaveLength(1);
   });
 
   it('named schema components are inlined: no $ref, the nested RollRequest fully described', () => {

@@ -45,7 +45,7 @@ const mean = (values: readonly number[]) => values.reduce((s, v) => s + v, 0) / 
 
 describe('the same meaning as rpg-dice-roller (two-sample chi-square, alpha 1e-6)', () => {
   it.each([
-    // Part A: inside a dice term.
+    // Inside a dice term.
     ['4dF', '4dF'],
     ['2d6min3', '2d6min3'],
     ['2d6max4', '2d6max4'],
@@ -63,7 +63,7 @@ describe('the same meaning as rpg-dice-roller (two-sample chi-square, alpha 1e-6
     ['2d6[fire]+1d4[cold]', '2d6[fire]+1d4[cold]'],
     // The spelling the refusal of dF.1 offers.
     ['4d{-1,0,0,0,0,1}', '4dF.1'],
-    // Part B: arithmetic and groups.
+    // Arithmetic and groups.
     ['{1d8!,1d6!}kh1', '{1d8!,1d6!}kh1'],
     ['floor(3d6/4)', 'floor(3d6/4)'],
     ['ceil(3d6/4)', 'ceil(3d6/4)'],
@@ -74,7 +74,7 @@ describe('the same meaning as rpg-dice-roller (two-sample chi-square, alpha 1e-6
     ['min(1d20,1d20)', 'min(1d20,1d20)'],
     ['max(1d20,1d20)', 'max(1d20,1d20)'],
     ['-2^2+1d6', '-2^2+1d6'],
-    // Part C.
+    // Several keeps, bare drop, not-equal points, powers, remainders.
     ['6d10<>1', '6d10<>1'],
     ['2d6!<>4', '2d6!<>4'],
     ['2d6!!p', '2d6!!p'],
@@ -98,7 +98,7 @@ describe('the same meaning as rpg-dice-roller (two-sample chi-square, alpha 1e-6
 
 describe("the same meaning as Roll20's format (dice-roller-parser)", () => {
   it.each([
-    // Part A. Roll20's > means at least: fairdice writes >=.
+    // Inside a dice term. Roll20's > means at least: fairdice writes >=.
     ['4dF', '4dF'],
     ['3d6!', '3d6!'],
     ['5d10!>=9', '5d10!>9'],
@@ -109,7 +109,7 @@ describe("the same meaning as Roll20's format (dice-roller-parser)", () => {
     ['4d6dh1', '4d6dh1'],
     ['4d6dl1', '4d6dl1'],
     ['2d6[fire]+1d4[cold]', '2d6[fire]+1d4[cold]'],
-    // Part B: a one-item group is a pool of its dice, as in Roll20.
+    // Arithmetic and groups: a one-item group is a pool of its dice, as in Roll20.
     ['{1d8!,1d6!}kh1', '{1d8!,1d6!}kh1'],
     ['{4d6}>=4', '{4d6}>4'],
     ['{4d6+3d8}kh3', '{4d6+3d8}kh3'],
@@ -117,7 +117,7 @@ describe("the same meaning as Roll20's format (dice-roller-parser)", () => {
     ['ceil(3d6/4)', 'ceil(3d6/4)'],
     ['round(3d6/4)', 'round(3d6/4)'],
     ['abs(2d6-7)', 'abs(2d6-7)'],
-    // Part C.
+    // Several keeps, bare drop, not-equal points, powers, remainders.
     ['4d6d1', '4d6d1'],
     ['20d6m', '20d6m'],
     ['20d6mt', '20d6mt'],
@@ -235,7 +235,7 @@ describe('documented differences', () => {
 
   it('several keep/drop modifiers each rank all the dice, so they may pick the same tied die', () => {
     // 4d10dh1dl2 keeps one die in the peers; here dh1 and dl2 can both drop the first of tied
-    // dice, leaving two (docs/language.md, "Several keep and drop modifiers").
+    // dice, leaving two (docs/language.md, "Modifiers", several keep/drop modifiers).
     expect(Math.max(...sample(() => fairdice('4d10dh1dl2')))).toBeGreaterThan(10);
     expect(Math.max(...sample(() => rpg('4d10dh1dl2')))).toBeLessThanOrEqual(10);
   });

@@ -1,4 +1,5 @@
-// Properties over generated valid formulas: the total invariant, kept vs keptFlags, totals
+// Properties over generated plain sums (dice terms with kh, kl, dh, dl, adv, dis, !, !p, r, ro, x,
+// and numbers): the total invariant, kept vs keptFlags, totals
 // bounded by all-minimum and all-maximum sources, and countDice = the original dice thrown.
 
 import fc from 'fast-check';

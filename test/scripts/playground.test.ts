@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { readRollText } from '../support/roll-text.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const script = join(root, 'scripts', 'playground.ts');
@@ -88,7 +89,11 @@ describe('playground', () => {
     expect(stdout).toMatch(/reroll when = 1/);
     expect(stdout).toMatch(/dice: 4/);
     expect(stdout).toMatch(/total -?\d+/);
-    expect((stdout.match(/\*/g) ?? []).length).toBeGreaterThanOrEqual(3);
+    // The roll as every face shows it: its text form adds up to its total.
+    const line = /^ {2}as text: (.+)$/m.exec(stdout)?.[1] ?? '';
+    expect(line).toMatch(/^4d6r1kh3! \[.+\] \+ 2 = \d+$/);
+    expect(readRollText(line).rounded).toBe(Number(/total (-?\d+)/.exec(stdout)?.[1]));
+    expect(line.match(/\(\d/g)).toHaveLength(1);
   });
 
   it('shows the second-edition forms: successes, failures, clamps, compounding, crit ranges', async () => {
@@ -101,14 +106,17 @@ describe('playground', () => {
     expect(text).toMatch(/min 3/);
     expect(text).toMatch(/compound on the largest face/);
     expect(text).toMatch(/critical success when >= 19/);
-    expect(text).toMatch(/\d+ successes, \d+ failures/);
-    expect(text).toMatch(/\(\d+(\+\d+)*=\d+\)\*/);
-    expect(text).toMatch(/d\{-1,0,1\} \[fate\]/);
+    expect(text).toMatch(/\(\d+ success(es)?, \d+ failures?\)/);
+    expect(text).toMatch(/ 3d6!! \[\d+(!\+\d+)*(=\d+)? \d+(!\+\d+)*(=\d+)? \d+(!\+\d+)*(=\d+)?\]/);
+    expect(text).toMatch(/4dF\[fate\] \[[-+0] [-+0] [-+0] [-+0]\]/);
     const clamped = (await playground('20d6min6')).stdout;
-    expect(clamped).toMatch(/(6~\* \| ){19}6~\*/);
+    expect(clamped).toMatch(/20d6min6 \[(6 ){19}6\]/);
+    // A face clamped up is shown with the face that came up: 1↑3.
+    const raised = (await playground('30d6min3r6')).stdout;
+    expect(raised).toMatch(/[12]↑3/);
     // 100 dice: some extra shows a 2, recorded as 1 (missed with probability (8/9)^100 < 1e-5).
     const penetrated = (await playground('100d3min2!p')).stdout;
-    expect(penetrated).toMatch(/!2~1/);
+    expect(penetrated).toMatch(/!\+2↓1/);
   });
 
   it('shows the Part C forms: unique, matching sets, !!p, powers, remainders, computed counts', async () => {
@@ -121,7 +129,7 @@ describe('playground', () => {
     expect(text).toMatch(/compound and penetrate on the largest face/);
     expect(text).toMatch(/drop highest 1/);
     expect(text).toMatch(/drop lowest 2/);
-    expect(text).toMatch(/matching sets \[[\d, ]*\]/);
+    expect(text).toMatch(/6d6mu \[[^\]]*\] \((sets of [\d, ]+|no sets)\)/);
     expect(text).toMatch(/├─ \^ = \d+/);
   });
 

@@ -7,9 +7,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { GENESIS_PREV, receiptHashSync } from '../../src/store/chain.js';
 import { loadSigningKeys, type SigningKeys } from '../../src/trust/keys.js';
-import { GENESIS_PREV } from '../../src/trust/receipt.js';
-import { receiptHashSync, signReceipt } from '../../src/trust/sign.js';
+import { signReceipt } from '../../src/trust/sign.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const script = join(root, 'scripts', 'verify.ts');
@@ -96,5 +96,9 @@ describe('npm run verify', () => {
     const missing = await verify(join(dir, 'absent.json'), '--jwks', jwksFile);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/usage: npm run verify/);
+    writeFileSync(join(dir, 'empty.json'), '');
+    const notKeys = await verify(save('receipt-again.json', {}), '--jwks', join(dir, 'empty.json'));
+    expect(notKeys.code).toBe(2);
+    expect(notKeys.stderr).toMatch(/empty\.json is not JSON\nusage: npm run verify/);
   });
 });

@@ -6,8 +6,7 @@
 // helpers that tests in several folders share.
 
 import { expect } from 'vitest';
-import { within } from '../../src/formula/parse.js';
-import { ExplodeRule, type GroupPlan, prepareRoll } from '../../src/roll/prepare.js';
+import { type GroupPlan, type ModifierPlan, prepareRoll, within } from '../../src/formula/index.js';
 import { rollPrepared } from '../../src/roll/roll.js';
 import type { RollRequest } from '../../src/roll/types.js';
 import type { StatsRequest, StatsResponse } from '../../src/stats/distribution.js';
@@ -33,6 +32,14 @@ export interface Enumerated {
   rolls: number;
 }
 
+/** The term's rule of a kind, if it has one. */
+function rule<K extends ModifierPlan['kind']>(
+  plan: GroupPlan,
+  kind: K,
+): Extract<ModifierPlan, { kind: K }> | undefined {
+  return plan.modifiers.find((m): m is Extract<ModifierPlan, { kind: K }> => m.kind === kind);
+}
+
 /**
  * Every way one die of `plan` can be thrown, as the draws (face slots 1..sides) the roller asks
  * for. Rerolled-away throws are represented by one met slot with multiplicity m^k (their values
@@ -40,18 +47,21 @@ export interface Enumerated {
  * extra of its chain (faces, clamps and compare points read through the plan itself).
  */
 function dieWays(plan: GroupPlan, depth: number): { ways: DieWay[]; denominator: bigint } {
-  const { sides, rerollLimit } = plan;
+  const { sides } = plan;
+  const clamp = rule(plan, 'clamp');
+  const reroll = rule(plan, 'reroll');
+  const explode = rule(plan, 'explode');
+  const rerollLimit = reroll?.limit ?? 0;
   const s = BigInt(sides);
   const cap = 100;
-  const exploding = plan.explode !== ExplodeRule.None;
-  const extrasMax = exploding ? Math.min(depth, cap) : 0;
+  const extrasMax = explode !== undefined ? Math.min(depth, cap) : 0;
   const maxDraws = rerollLimit + 1 + extrasMax;
   const value = (slot: number) => {
     const face = plan.faces === undefined ? slot : plan.faces[slot - 1]!;
-    return plan.clamped ? Math.min(Math.max(face, plan.clampLow), plan.clampHigh) : face;
+    return clamp === undefined ? face : Math.min(Math.max(face, clamp.low), clamp.high);
   };
-  const met = (slot: number) => rerollLimit > 0 && within(value(slot), plan.rerollLow, plan.rerollHigh);
-  const explodes = (slot: number) => exploding && within(value(slot), plan.explodeLow, plan.explodeHigh);
+  const met = (slot: number) => reroll !== undefined && within(value(slot), reroll.low, reroll.high);
+  const explodes = (slot: number) => explode !== undefined && within(value(slot), explode.low, explode.high);
   const slots = Array.from({ length: sides }, (_, i) => i + 1);
   const metSlots = slots.filter(met);
   const explodingSlots = slots.filter(explodes);
@@ -151,7 +161,7 @@ export function enumerate(
         previousGroup = group;
       }
       const way = slots[i]!.ways[choice[i]!]!;
-      const compound = groups[group]!.plan.explode === ExplodeRule.Compound;
+      const compound = rule(groups[group]!.plan, 'explode')?.compound === true;
       const final = compound ? 0 : way.final;
       if (way.deep && (anyDeep || response.dice[group]!.keptFlags[offset + final] === true)) deepKept = true;
       // A compounded die is one result; otherwise every draw is one.

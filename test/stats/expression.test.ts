@@ -5,7 +5,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { FormulaError, TooComplexError } from '../../src/errors.js';
-import { prepareRoll } from '../../src/roll/prepare.js';
+import { prepareRoll } from '../../src/formula/index.js';
 import type { StatsRequest } from '../../src/stats/distribution.js';
 import { distribution } from '../../src/stats/distribution.js';
 import { enumerate } from './enumerate.js';
@@ -83,11 +83,11 @@ describe('every operator, function and group form, exactly as the roller rolls i
     '{1d4, 1d4}',
     '-{1d3, 1d3}kh1*2',
     '{1d3, {1d2, 1d2}kh1}dl1',
-    // First-edition modifiers inside arithmetic.
+    // Keep, explode and reroll inside arithmetic.
     '(2d3kh1+1)*2',
     '(1d3ro1+1)/2',
     '(2d3dl1)%2',
-    // Second-edition terms inside arithmetic and groups, pool groups as operands.
+    // The other dice modifiers inside arithmetic and groups, pool groups as operands.
     '(dF+1)/2',
     '{2d3>=2, 1d3}kh1',
     '{2d2+1d3}kh2*2',
@@ -134,7 +134,7 @@ function generator(seed: number) {
     '1d3ro1',
     '(3-2)d3',
     '1d(1+1)',
-    // Second-edition terms: Fate and custom faces, clamps, success counts, compounding, pools.
+    // Fate and custom faces, clamps, success counts, compounding, pools.
     'dF',
     '1d{0,2,2}',
     '2d3min2',
@@ -278,5 +278,26 @@ describe('before any work: the budget and the listing limit', () => {
       /no exact summary/,
     );
     expect(distribution({ formula: '(1d100)*(1d100)' }).listing).toBe('full');
+  });
+});
+
+describe('powers, remainders, computed counts and sides, dice in a divisor', () => {
+  it.each([
+    ['1d6^2', '1d6*1d6', false],
+    ['1d6**2', '1d6^2', true],
+    ['1d20%7', '1d20', false],
+    ['(4-2)d10', '2d10', true],
+    ['3d(2*6)', '3d12', true],
+  ])('%s is answered exactly (the enumerations above check every roll)', (formula, other, same) => {
+    const d = distribution({ formula });
+    expect(d.listing).toBe('full');
+    const otherOutcomes = distribution({ formula: other }).outcomes;
+    if (same) expect(d.outcomes).toEqual(otherOutcomes);
+    else expect(d.outcomes).not.toEqual(otherOutcomes);
+  });
+  it('dice in a divisor: 2d10/d20 is answered exactly', () => {
+    const d = distribution({ formula: '2d10/d20' });
+    expect(d.denominator).toBe('2000');
+    expect(d.outcomes.reduce((sum, o) => sum + BigInt(o.count!), 0n)).toBe(2000n);
   });
 });

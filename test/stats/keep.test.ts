@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { prepareRoll } from '../../src/roll/prepare.js';
+import { prepareRoll } from '../../src/formula/index.js';
 import { dieCounts } from '../../src/stats/die.js';
 import { checkDistribution, distribution } from '../../src/stats/distribution.js';
 import { explodingKeepHighest, keepDistribution } from '../../src/stats/keep.js';

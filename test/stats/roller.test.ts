@@ -1,4 +1,4 @@
-// The roller and the engine check each other on first-edition formulas: 100,000 real rolls
+// The roller and the engine check each other on dice terms: 100,000 real rolls
 // against the exact distribution at alpha = 1e-6 (test/support/chi-square.ts).
 import { describe, expect, it } from 'vitest';
 import type { RollRequest } from '../../src/roll/types.js';

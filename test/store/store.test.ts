@@ -3,6 +3,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { verifyChain, verifyReceipt } from '@fairdice/client/verify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisStore } from '../../src/store/redis.js';
 import { SQLITE_DRIVER, SqliteStore } from '../../src/store/sqlite.js';
@@ -17,7 +18,6 @@ import {
 import { loadSigningKeys, type SigningKeys } from '../../src/trust/keys.js';
 import type { Receipt } from '../../src/trust/receipt.js';
 import { signReceipt } from '../../src/trust/sign.js';
-import { verifyChain, verifyReceipt } from '../../src/trust/verify.js';
 import { describeWithRedis, type RedisServer, startRedis } from '../support/redis.js';
 import { until } from '../support/wait.js';
 

@@ -4,7 +4,7 @@
 // other (fairdice against a peer engine).
 
 import { expect } from 'vitest';
-import { prepareRoll } from '../../src/roll/prepare.js';
+import { prepareRoll } from '../../src/formula/index.js';
 import { rollPrepared } from '../../src/roll/roll.js';
 import type { RollRequest } from '../../src/roll/types.js';
 import { distribution } from '../../src/stats/distribution.js';

@@ -2,11 +2,13 @@
 // SDK's own, over /mcp or over stdio): a created table, two rolls at it, its log read back as a
 // valid hash chain, a receipt that verifies through the tool and an altered one that does not,
 // and refusals as isError results carrying the REST envelope.
+
+import { verifyChain } from '@fairdice/client/verify';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'vitest';
 import type { Jwks, Receipt } from '../../src/trust/receipt.js';
-import { verifyChain } from '../../src/trust/verify.js';
+import { readRollText } from './roll-text.js';
 
 /** Every tool, in the order of the operation table. */
 export const ALL_TOOLS = [
@@ -62,16 +64,17 @@ export async function playAtTable(client: Client, jwks: Jwks): Promise<void> {
     const roll = result.structuredContent as unknown as Rolled;
     expect(roll.receipt.table).toBe(table.id);
     expect(roll.receipt.seq).toBe(rolled.length + 1);
-    expect(textOf(result)).toMatch(
-      new RegExp(
-        `^${formula.replace('+', '\\+')} → ${roll.total} \\(.*\\) \\[table entry #${roll.receipt.seq}, receipt ${roll.receipt.id}\\]$`,
-      ),
-    );
+    // The roll's text form (docs/client.md), adding up to its total, then its receipt.
+    const line = textOf(result);
+    const receiptMention = ` [table entry #${roll.receipt.seq}, receipt ${roll.receipt.id}]`;
+    expect(line.endsWith(receiptMention), line).toBe(true);
+    expect(line.startsWith(formula.split('+')[0]!)).toBe(true);
+    expect(readRollText(line.slice(0, -receiptMention.length)).rounded).toBe(roll.total);
     rolled.push(roll);
   }
 
   // The log read back: both entries, in order, one unbroken chain under the server's keys.
-  const logged = await call(client, 'table_log', { id: table.id });
+  const logged = await call(client, 'table_log', { table: table.id });
   expect(logged.isError).toBeFalsy();
   const log = logged.structuredContent as { entries: number; rolls: Receipt[] };
   expect(log.entries).toBe(2);
@@ -79,15 +82,17 @@ export async function playAtTable(client: Client, jwks: Jwks): Promise<void> {
   expect(await verifyChain(log.rolls, jwks)).toEqual({ valid: true, entries: 2 });
   const lines = textOf(logged).split('\n');
   expect(lines[0]).toBe(`Table ${table.id}: 2 rolls in all; #1 to #2:`);
-  expect(lines[1]).toMatch(new RegExp(`^#1 \\S+ 1d20\\+5 → ${rolled[0]!.total} `));
-  const after = await call(client, 'table_log', { id: table.id, after: 2 });
+  expect(lines[1]).toMatch(
+    new RegExp(`^#1 \\S+ 1d20 \\[\\d+( crit| fumble)?\\] \\+ 5 = ${rolled[0]!.total}$`),
+  );
+  const after = await call(client, 'table_log', { table: table.id, after: 2 });
   expect(textOf(after)).toBe(`Table ${table.id}: 2 rolls in all; none after #2.`);
 
   // A receipt verifies through the tool; the same one with a die changed does not.
   const genuine = await call(client, 'verify_receipt', { receipt: rolled[1]!.receipt });
   expect(genuine.isError).toBeFalsy();
   expect(genuine.structuredContent).toEqual({ valid: true, kid: jwks.keys[0]!.kid });
-  expect(textOf(genuine)).toMatch(/^Valid and unaltered: 2d6 → /);
+  expect(textOf(genuine)).toMatch(/^Valid and unaltered: 2d6 \[\d \d\] = \d+ \[table entry #2, /);
   const altered = structuredClone(rolled[1]!.receipt);
   altered.roll.total += 1;
   const forged = await call(client, 'verify_receipt', { receipt: altered });
@@ -114,12 +119,20 @@ export async function playAtTable(client: Client, jwks: Jwks): Promise<void> {
   // The roll tool leaves tables to table_roll; table_roll leaves receipt (always signed) out.
   const rollAtTable = await call(client, 'roll', { formula: '1d6', table: table.id });
   expect(envelopeOf(rollAtTable).error.code).toBe('invalid_request');
-  const unknownLog = await call(client, 'table_log', { id: 'y'.repeat(24) });
+  const unknownLog = await call(client, 'table_log', { table: 'y'.repeat(24) });
   expect(envelopeOf(unknownLog).error.code).toBe('not_found');
+  // One name for a table in every tool: the REST path's `id` is no argument of table_log.
+  const oldName = await call(client, 'table_log', { id: table.id });
+  expect(envelopeOf(oldName).error).toEqual({
+    code: 'invalid_request',
+    message: 'Unknown field: id. The table_log tool calls it table.',
+  });
   const notReceipt = await call(client, 'verify_receipt', { receipt: 'a receipt' });
   expect(envelopeOf(notReceipt).error.code).toBe('invalid_request');
 
   // Nothing refused reached the log.
-  const final = (await call(client, 'table_log', { id: table.id })).structuredContent as { entries: number };
+  const final = (await call(client, 'table_log', { table: table.id })).structuredContent as {
+    entries: number;
+  };
   expect(final.entries).toBe(2);
 }

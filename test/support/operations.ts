@@ -15,7 +15,7 @@ export const entry = (overrides: Partial<Operation>): Operation => ({
   tags: [],
   summary: 'Measure a word',
   description: 'Measures a word.',
-  errors: [400, 500],
+  errors: ['invalid_request', 'internal_error'],
   run: (input) => ({
     word: (input as { word: string }).word,
     length: (input as { word: string }).word.length,

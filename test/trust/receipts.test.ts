@@ -4,13 +4,21 @@ import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
 import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import {
+  canonicalJson,
+  GENESIS_PREV,
+  jwkThumbprint,
+  receiptHash,
+  UnsignableValueError,
+  verifyChain,
+  verifyReceipt,
+} from '@fairdice/client/verify';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { canonicalJson, UnsignableValueError } from '../../src/trust/canonical.js';
+import { receiptHashSync } from '../../src/store/chain.js';
 import { loadSigningKeys, SigningKeyError, type SigningKeys } from '../../src/trust/keys.js';
-import { GENESIS_PREV, type Receipt } from '../../src/trust/receipt.js';
-import { receiptHashSync, signReceipt } from '../../src/trust/sign.js';
+import type { Receipt } from '../../src/trust/receipt.js';
+import { signReceipt } from '../../src/trust/sign.js';
 import { uuidv7, uuidv7Time } from '../../src/trust/uuid.js';
-import { jwkThumbprint, receiptHash, verifyChain, verifyReceipt } from '../../src/trust/verify.js';
 
 // RFC 8037, appendix A: an Ed25519 key and its RFC 7638 thumbprint.
 const RFC8037_KEY = {

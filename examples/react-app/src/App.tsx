@@ -1,37 +1,11 @@
-// Roll a formula and show every die: kept dice plain, dropped dice struck through. A refused
-// formula shows the API's code and message; a 429 shows when to try again.
-import { type AdvantageState, type DieGroup, isDiceError, type RollRequest } from '@fairdice/client';
+// Roll a formula and show the roll as the client describes it (Roll.tsx): every term as written,
+// every die with its marks, the arithmetic. A refused formula shows the API's code and message; a
+// 429 shows when to try again.
+import { type AdvantageState, describeRoll, isDiceError, type RollRequest } from '@fairdice/client';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { useTRPC } from './dice.js';
-
-function Dice({ group }: { group: DieGroup }) {
-  return (
-    <li className="group" data-testid="group">
-      <span className="label">
-        {group.sign < 0 ? '−' : ''}
-        {group.results.length}d{group.sides}
-      </span>
-      {group.results.map((face, index) => {
-        const kept = group.keptFlags[index] === true;
-        return (
-          <span
-            // Dice have no identity but their place in the throw.
-            // biome-ignore lint/suspicious/noArrayIndexKey: the order of the results is the identity
-            key={index}
-            className={kept ? 'die kept' : 'die dropped'}
-            data-testid="die"
-            data-kept={kept}
-            title={kept ? 'kept' : 'dropped'}
-          >
-            {face}
-          </span>
-        );
-      })}
-      <span className="subtotal">= {group.total}</span>
-    </li>
-  );
-}
+import { Roll } from './Roll.js';
 
 function Failure({ error }: { error: unknown }) {
   if (!isDiceError(error)) {
@@ -61,10 +35,12 @@ export function App() {
   const roll = useMutation(trpc.rollWith.mutationOptions());
   const [formula, setFormula] = useState('4d6kh3');
   const [advantage, setAdvantage] = useState<AdvantageState>('normal');
+  const [asked, setAsked] = useState<RollRequest>({ formula });
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const request: RollRequest = { formula, advantage };
+    setAsked(request);
     roll.mutate(request);
   };
 
@@ -96,20 +72,7 @@ export function App() {
         </button>
       </form>
       {roll.isError ? <Failure error={roll.error} /> : null}
-      {roll.data && !roll.isError ? (
-        <section data-testid="result">
-          <p>
-            <code>{roll.data.formula}</code> rolled <output data-testid="total">{roll.data.total}</output>
-          </p>
-          <ul className="groups">
-            {roll.data.dice.map((group, index) => (
-              // biome-ignore lint/suspicious/noArrayIndexKey: groups follow the formula's order
-              <Dice key={index} group={group} />
-            ))}
-          </ul>
-          {roll.data.modifier !== 0 ? <p data-testid="modifier">modifier {roll.data.modifier}</p> : null}
-        </section>
-      ) : null}
+      {roll.data && !roll.isError ? <Roll description={describeRoll(roll.data, asked)} /> : null}
     </main>
   );
 }

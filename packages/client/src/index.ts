@@ -1,6 +1,7 @@
 // @fairdice/client: the typed client of the fairdice service, for browsers and Node. It talks to
 // the service's /trpc endpoint with @trpc/client (a peer dependency) and imports no server code,
-// at run time or in its types. See docs/client.md.
+// at run time or in its types. Its answer types are inferred from the zod schemas of
+// @fairdice/client/schemas, imported as types only: this entry loads no zod. See docs/client.md.
 // tRPC's typings name `Disposable` and `AsyncDisposable` (ES2026's explicit resource management):
 // this puts that one standard lib, not Node's types, into a consumer's program.
 /// <reference lib="esnext.disposable" preserve="true" />
@@ -41,6 +42,7 @@ import {
   type VerifyResponse,
 } from './types.js';
 
+export * from './describe.js';
 export * from './types.js';
 export { type VerifyResult, verifyReceipt } from './verify.js';
 

@@ -1,67 +1,22 @@
-// Receipt verification for front ends, with WebCrypto only (globalThis.crypto.subtle, Ed25519):
-// the same code runs in Node 20+ and in current browsers. Self-contained on purpose: the RFC 8785
-// canonical JSON of a receipt (integers, strings, booleans, arrays, objects, and the non-integer
-// `value` of an expression node beside its `exact`) is a few lines, so the client needs no
-// dependency. It is a copy of the server's verifier (src/trust/verify.ts, src/trust/canonical.ts);
-// test/client/verify.test.ts checks that the two agree.
-import type { Jwks } from './types.js';
+// Receipt verification with WebCrypto only (globalThis.crypto.subtle, Ed25519): the same code runs
+// in Node 20+ and in current browsers, so nobody needs to ask the service. The one verifier: the
+// client ships it, the service's verifyReceipt operation, `npm run verify` and the page all call
+// it. Nothing here may import a node: module (docs/trust.md, "Verifying").
+import { canonicalJson } from './canonical.js';
+import type { Jwks, Receipt } from './shapes/receipt.js';
+
+export { canonicalJson, UnsignableValueError } from './canonical.js';
 
 /** Whether a receipt verified, and with which key or why not. */
 export type VerifyResult = { valid: true; kid: string } | { valid: false; reason: string };
 
-class UnsignableValueError extends Error {
-  constructor(path: string) {
-    super(`${path} is not an integer, a string, a boolean, an array or an object`);
-    this.name = 'UnsignableValueError';
-  }
-}
+/** Whether a table's log is one unbroken chain, or where and why it breaks. */
+export type ChainResult =
+  | { valid: true; entries: number }
+  | { valid: false; seq: number | undefined; reason: string };
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype;
-
-function hasLoneSurrogate(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code >= 0xd800 && code <= 0xdbff) {
-      const next = text.charCodeAt(i + 1);
-      if (!(next >= 0xdc00 && next <= 0xdfff)) return true;
-      i++;
-    } else if (code >= 0xdc00 && code <= 0xdfff) return true;
-  }
-  return false;
-}
-
-/**
- * RFC 8785 canonical JSON of a signable value: safe integers (a finite number only as the `value`
- * of an object with a string `exact`), strings, booleans, arrays and plain objects, keys sorted by
- * UTF-16 code units and undefined properties left out. Throws on anything else.
- */
-function canonical(value: unknown, path: string, fractionAllowed = false): string {
-  if (typeof value === 'boolean') return JSON.stringify(value);
-  if (typeof value === 'string') {
-    if (hasLoneSurrogate(value)) throw new UnsignableValueError(path);
-    return JSON.stringify(value);
-  }
-  if (typeof value === 'number') {
-    if ((Number.isSafeInteger(value) && !Object.is(value, -0)) || (fractionAllowed && Number.isFinite(value)))
-      return JSON.stringify(value);
-    throw new UnsignableValueError(path);
-  }
-  if (Array.isArray(value)) {
-    return `[${value.map((item, index) => canonical(item, `${path}[${index}]`)).join(',')}]`;
-  }
-  if (isPlainObject(value)) {
-    const exact = typeof value.exact === 'string';
-    const members: string[] = [];
-    for (const key of Object.keys(value).sort()) {
-      const item = value[key];
-      if (item === undefined) continue;
-      members.push(`${canonical(key, path)}:${canonical(item, `${path}.${key}`, exact && key === 'value')}`);
-    }
-    return `{${members.join(',')}}`;
-  }
-  throw new UnsignableValueError(path);
-}
+/** The `prev` of a table's first entry: no entry before it. */
+export const GENESIS_PREV = '0'.repeat(64);
 
 const B64URL = /^[A-Za-z0-9_-]*$/;
 
@@ -83,10 +38,16 @@ function base64urlEncode(bytes: Uint8Array): string {
 const subtle = () => globalThis.crypto.subtle;
 
 /** RFC 7638 JWK thumbprint of an Ed25519 public key: SHA-256 of {"crv","kty","x"}, base64url. */
-async function jwkThumbprint(jwk: { crv: string; kty: string; x: string }): Promise<string> {
+export async function jwkThumbprint(jwk: { crv: string; kty: string; x: string }): Promise<string> {
   const members = JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x });
   const digest = await subtle().digest('SHA-256', new TextEncoder().encode(members));
   return base64urlEncode(new Uint8Array(digest));
+}
+
+/** SHA-256 (lower-case hex) of a receipt's canonical JSON, signature included: the next entry's `prev`. */
+export async function receiptHash(receipt: Receipt): Promise<string> {
+  const digest = await subtle().digest('SHA-256', new TextEncoder().encode(canonicalJson(receipt)));
+  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, '0')).join('');
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -107,8 +68,10 @@ function shapeProblem(value: unknown): string | undefined {
 
 /**
  * Whether `receipt` was signed by one of the keys of `jwks` (the service's `jwks` procedure, or
- * /.well-known/jwks.json) and is unchanged since: any edit to any field makes it invalid. Checked
- * here with WebCrypto, without asking the service. Never throws; the reason says what failed.
+ * /.well-known/jwks.json) and is unchanged since: any edit to any field (a die, the total, the
+ * formula, the time, the id, the table fields, the key id, the signature) makes it invalid.
+ * Checked here with WebCrypto, without asking the service. Never throws; the reason says what
+ * failed.
  */
 export async function verifyReceipt(receipt: unknown, jwks: Jwks): Promise<VerifyResult> {
   const problem = shapeProblem(receipt);
@@ -123,7 +86,7 @@ export async function verifyReceipt(receipt: unknown, jwks: Jwks): Promise<Verif
     return { valid: false, reason: `key ${body.kid} does not match its own thumbprint` };
   let signed: string;
   try {
-    signed = canonical(body, '$');
+    signed = canonicalJson(body);
   } catch (error) {
     return { valid: false, reason: `malformed receipt: ${(error as Error).message}` };
   }
@@ -154,4 +117,27 @@ export async function verifyReceipt(receipt: unknown, jwks: Jwks): Promise<Verif
   } catch {
     return { valid: false, reason: `key ${body.kid} could not be used to verify` };
   }
+}
+
+/**
+ * Whether `entries` (a table's log from sequence 1, in order) is one unbroken chain: every
+ * receipt valid, at the same table, numbered 1, 2, 3... and each `prev` the hash of the entry
+ * before. A hidden or edited entry breaks it.
+ */
+export async function verifyChain(entries: readonly unknown[], jwks: Jwks): Promise<ChainResult> {
+  let prev = GENESIS_PREV;
+  let table: string | undefined;
+  for (let index = 0; index < entries.length; index++) {
+    const entry = entries[index] as Receipt;
+    const result = await verifyReceipt(entry, jwks);
+    const seq = index + 1;
+    if (!result.valid) return { valid: false, seq, reason: result.reason };
+    if (entry.table === undefined) return { valid: false, seq, reason: 'not a table entry' };
+    table ??= entry.table;
+    if (entry.table !== table) return { valid: false, seq, reason: 'entry of another table' };
+    if (entry.seq !== seq) return { valid: false, seq, reason: `expected sequence number ${seq}` };
+    if (entry.prev !== prev) return { valid: false, seq, reason: 'prev is not the hash of the entry before' };
+    prev = await receiptHash(entry);
+  }
+  return { valid: true, entries: entries.length };
 }

@@ -1,0 +1,123 @@
+// The layers of fairdice, checked by `npm run lint:deps` (dependency-cruiser). An arrow points
+// from what is imported to what imports it:
+//
+//   base (errors, limits, version, config, shutdown, cluster, tick-maps)
+//     <- formula (the language: text to a checked plan)
+//     <- roll, stats (two peer back ends; stats may read roll/types.ts, which holds shape types)
+//     <- store <- trust (trust builds and uses the stores; the stores never import trust)
+//     <- api (the operations)
+//     <- mcp, http (the faces; http serves /mcp, so it may import mcp, never the reverse)
+//     <- server.ts, cli.ts, index.ts (entry points, imported by nothing in src/)
+//
+// page/ and packages/client never import server code (src/), and the client no node built-in.
+// No cycle anywhere. Type-only imports count: a shape type is a dependency like any other.
+
+const base = '^src/(errors|limits|version|config|shutdown|cluster|tick-maps)\\.ts$';
+const entries = '^src/(server|cli|index)\\.ts$';
+const above = (...layers) => layers.map((layer) => `^src/${layer}/`);
+
+/** A layer may import nothing from the layers above it. */
+const below = (name, from, ...upper) => ({
+  name,
+  severity: 'error',
+  comment: `${from} may not import ${upper.join(', ')}`,
+  from: { path: from },
+  to: { path: above(...upper) },
+});
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'a cycle: each module of it depends on itself through the others',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'not-to-unresolvable',
+      severity: 'error',
+      comment: 'an import that resolves to no file (a misspelt path, or a missing dependency)',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+    {
+      name: 'base-imports-no-layer',
+      severity: 'error',
+      comment: 'the base modules are imported by every layer, so they may import none',
+      from: { path: base },
+      to: { path: above('formula', 'roll', 'stats', 'store', 'trust', 'api', 'mcp', 'http') },
+    },
+    below(
+      'formula-is-the-bottom-layer',
+      '^src/formula/',
+      'roll',
+      'stats',
+      'store',
+      'trust',
+      'api',
+      'mcp',
+      'http',
+    ),
+    below('roll-below-the-rest', '^src/roll/', 'stats', 'store', 'trust', 'api', 'mcp', 'http'),
+    {
+      name: 'stats-reads-only-roll-shape-types',
+      severity: 'error',
+      comment: 'the stats engine and the roller are peers: of the roller, stats may read only roll/types.ts',
+      from: { path: '^src/stats/' },
+      to: { path: '^src/roll/', pathNot: '^src/roll/types\\.ts$' },
+    },
+    below('stats-below-the-rest', '^src/stats/', 'store', 'trust', 'api', 'mcp', 'http'),
+    below('store-below-trust', '^src/store/', 'trust', 'api', 'mcp', 'http'),
+    below('trust-below-api', '^src/trust/', 'api', 'mcp', 'http'),
+    below('api-below-the-faces', '^src/api/', 'mcp', 'http'),
+    below('mcp-does-not-import-http', '^src/mcp/', 'http'),
+    {
+      name: 'nothing-imports-an-entry-point',
+      severity: 'error',
+      comment: 'server.ts, cli.ts and index.ts are where the layers end',
+      from: { path: '^src/' },
+      to: { path: entries },
+    },
+    {
+      name: 'browser-code-imports-no-server-code',
+      severity: 'error',
+      comment:
+        'page/ and packages/client run in a browser: they never import src/, except that the page checks a formula as it is typed with the language itself, through its public module (docs/architecture.md)',
+      from: { path: '^(page|packages/client/src)/' },
+      to: { path: '^src/', pathNot: '^src/formula/index[.]ts$' },
+    },
+    {
+      name: 'client-imports-no-language',
+      severity: 'error',
+      comment: 'the client package depends on nothing of the service, the language included',
+      from: { path: '^packages/client/src/' },
+      to: { path: '^src/' },
+    },
+    {
+      name: 'language-is-browser-safe',
+      severity: 'error',
+      comment:
+        'the page bundles the language (src/formula, with src/errors.ts and src/limits.ts): no Node built-in in it',
+      from: { path: '^src/(formula/|errors[.]ts$|limits[.]ts$)' },
+      to: { dependencyTypes: ['core'] },
+    },
+    {
+      name: 'client-imports-no-node-built-in',
+      severity: 'error',
+      comment: 'the client package runs in browsers as well as in Node',
+      from: { path: '^packages/client/src/' },
+      to: { dependencyTypes: ['core'] },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.tsx', '.js', '.mjs', '.cjs', '.d.ts'],
+    },
+  },
+};

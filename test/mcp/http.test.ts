@@ -97,6 +97,9 @@ describe('MCP over Streamable HTTP at /mcp', () => {
       'bonuses',
       'tags',
       'receipt',
+      'by',
+      'note',
+      'idempotencyKey',
     ]);
     expect(roll?.outputSchema?.required).toContain('total');
     // The same operation with `table` required and `receipt` left out (a table roll is always signed).
@@ -108,6 +111,9 @@ describe('MCP over Streamable HTTP at /mcp', () => {
       'bonuses',
       'tags',
       'table',
+      'by',
+      'note',
+      'idempotencyKey',
     ]);
     expect(tableRoll?.outputSchema).toEqual(roll?.outputSchema);
   });

@@ -1,14 +1,20 @@
 // fairdice's library entry: parse a formula, count its dice, roll it, and compute the exact
 // distribution of its total. Pure: no HTTP, no tRPC.
 
-export type { ChainResult, VerifyResult } from '@fairdice/client/verify';
+export type { ChainResult, HeadComparison, VerifyResult } from '@fairdice/client/verify';
 export {
   canonicalJson,
+  commitmentOf,
+  compareHeads,
+  entryMatchesHead,
   GENESIS_PREV,
   jwkThumbprint,
   receiptHash,
   verifyChain,
+  verifyEntry,
+  verifyHead,
   verifyReceipt,
+  verifyReveal,
 } from '@fairdice/client/verify';
 export * from './errors.js';
 // Every node of the syntax tree, so that a union such as DiceModifier names no type left out.

@@ -9,6 +9,7 @@ import fp from 'fastify-plugin';
 import type { RawInput } from '../api/input.js';
 import { fromTrpcError } from '../api/trpc.js';
 import { DiceError, MESSAGES, RequestError, unexpectedError } from '../errors.js';
+import { answersPeople, REFUSAL_CONTENT_SECURITY_POLICY, refusalPage } from './for-people.js';
 import { isTrpcUrl, retryAfterOf, trpcErrorBodyOf } from './trpc-errors.js';
 
 /** What the rate limiter throws for a 429 (its errorResponseBuilder result). */
@@ -80,6 +81,15 @@ export function replyWithError(
   // A refusal that says when to come back (every stats worker busy) says it in the header too.
   const retryAfter = (answer as { retryAfterSeconds?: unknown }).retryAfterSeconds;
   if (typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
+  // A page route opened in a browser: a person reads the refusal, in words (src/http/for-people.ts).
+  if (answer.code === 'rate_limited' && answersPeople(request)) {
+    return reply
+      .code(answer.status)
+      .type('text/html; charset=utf-8')
+      .header('content-security-policy', REFUSAL_CONTENT_SECURITY_POLICY)
+      .header('cache-control', 'no-store')
+      .send(refusalPage(retryAfterOf(reply.getHeader('retry-after')) ?? 1));
+  }
   // A /trpc call gets tRPC's error shape, so a tRPC client can read it.
   const body = isTrpcUrl(request.url)
     ? trpcErrorBodyOf(answer, request.url, retryAfterOf(reply.getHeader('retry-after')))

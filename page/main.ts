@@ -215,7 +215,8 @@ async function showOdds(request: Record<string, unknown>, rolled: number): Promi
   }
   byId('odds-empty').hidden = true;
   byId('odds-body').hidden = false;
-  odds.show(stats, rolled);
+  // Named as the roll's heading names it: with its bonuses and advantage, which the odds include.
+  odds.show(stats, rolled, rollTitle.textContent ?? stats.formula);
 }
 
 form.addEventListener('submit', (event) => {

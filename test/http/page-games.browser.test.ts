@@ -76,6 +76,10 @@ const GAMES: Game[] = [
     async check(page) {
       expect(await flowText(page)).toBe('( 1d8 + 4 ) × 2 + 2 + 1d4');
       expect(await page.locator('#roll-title').textContent()).toBe('(1d8+4)*2 with bonuses 2, 1d4');
+      // The odds include the bonuses, and say so.
+      expect(await page.locator('#odds-caption').textContent()).toMatch(
+        /^Exact distribution of \(1d8\+4\)\*2 with bonuses 2, 1d4: 18 possible totals, from 13 to 30\./,
+      );
     },
   },
   {

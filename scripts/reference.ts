@@ -3,7 +3,7 @@
 // - every heading gets GitHub's anchor as its id (github-slugger, the rules the repo's own links
 //   `stats.md#cost-too_complex-and-caching` are written against, duplicates numbered -1, -2...);
 // - a link to another doc (`stats.md#anchor`) becomes the served path (`stats#anchor`, relative
-//   to /docs/<name>); a link to a file of the source tree (`../src/limits.ts`), which a reader of a
+//   to /docs/<name>), and one that reads as the file's name (`[api.md](api.md)`) reads as its title; a link to a file of the source tree (`../src/limits.ts`), which a reader of a
 //   hosted service cannot reach, becomes its text alone; links to other sites stay as written;
 // - nothing needs an inline style (the served page's CSP allows none): a table column's
 //   alignment is a class, and wide tables scroll in a focusable box of their own;
@@ -68,7 +68,11 @@ function servedPath(href: string, served: ReadonlySet<string>): string | undefin
 /** A link into the source tree (relative, not a served doc, not an anchor of this page). */
 const sourceLink = (href: string): boolean => !/^(?:[a-z][a-z\d+.-]*:|\/|#)/i.test(href);
 
-function markdownFor(served: ReadonlySet<string>, headings: ReferenceHeading[]): MarkdownIt {
+function markdownFor(
+  served: ReadonlySet<string>,
+  headings: ReferenceHeading[],
+  titles: ReadonlyMap<string, string>,
+): MarkdownIt {
   const md = markdownIt({ html: false, linkify: false, typographer: false });
   md.core.ruler.push('fairdice_reference', (state) => {
     const slugger = new GithubSlugger();
@@ -90,11 +94,17 @@ function markdownFor(served: ReadonlySet<string>, headings: ReferenceHeading[]):
       if (token.type !== 'inline' || token.children === null) return;
       // Links unlinked, with their closing tokens (links do not nest, so the next close is theirs).
       let unlinking = false;
-      for (const child of token.children) {
+      token.children.forEach((child, at) => {
         if (child.type === 'link_open') {
           const href = String(child.attrGet('href') ?? '');
           const path = servedPath(href, served);
-          if (path !== undefined) child.attrSet('href', path);
+          if (path !== undefined) {
+            child.attrSet('href', path);
+            // A link that reads as the file's name (`api.md`) reads as the page's title.
+            const text = token.children?.[at + 1];
+            const title = titles.get(path.split('#')[0]!);
+            if (text?.type === 'text' && title !== undefined && text.content === href) text.content = title;
+          }
           else if (sourceLink(href)) {
             child.tag = 'span';
             child.attrs = [
@@ -107,7 +117,7 @@ function markdownFor(served: ReadonlySet<string>, headings: ReferenceHeading[]):
           child.tag = 'span';
           unlinking = false;
         }
-      }
+      });
     });
   });
   // A wide table scrolls sideways in a box the keyboard can reach, never the whole page.
@@ -120,14 +130,17 @@ function markdownFor(served: ReadonlySet<string>, headings: ReferenceHeading[]):
 /** Renders the docs (name → markdown); every name of REFERENCE_DOCS must be given. */
 export function renderReference(sources: ReadonlyMap<string, string>): BuiltReferenceFile {
   const served = new Set(REFERENCE_DOCS.map((doc) => doc.name));
-  const pages = REFERENCE_DOCS.map(({ name, group }) => {
-    const markdown = sources.get(name);
-    if (markdown === undefined) throw new Error(`docs/${name}.md is missing`);
-    const headings: ReferenceHeading[] = [];
-    const html = markdownFor(served, headings).render(markdown);
-    const title = headings[0]?.text;
-    if (title === undefined) throw new Error(`docs/${name}.md has no heading`);
-    return { name, title, group, html, headings };
-  });
-  return { pages };
+  const render = (titles: ReadonlyMap<string, string>) =>
+    REFERENCE_DOCS.map(({ name, group }) => {
+      const markdown = sources.get(name);
+      if (markdown === undefined) throw new Error(`docs/${name}.md is missing`);
+      const headings: ReferenceHeading[] = [];
+      const html = markdownFor(served, headings, titles).render(markdown);
+      const title = headings[0]?.text;
+      if (title === undefined) throw new Error(`docs/${name}.md has no heading`);
+      return { name, title, group, html, headings };
+    });
+  // Twice: the first rendering finds each doc's title, which the links between docs then read as.
+  const titles = new Map(render(new Map()).map((page) => [page.name, page.title]));
+  return { pages: render(titles) };
 }

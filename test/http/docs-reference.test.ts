@@ -253,8 +253,10 @@ describe('rendering the reference (scripts/reference.ts)', () => {
 
   it('rewrites links: docs to served paths, source files to text, other sites and anchors as written', () => {
     const html = render(
-      '# T\n\n[a](stats.md#x) [b](./api.md) [c](../src/limits.ts) [d](https://example.org/x.md) [e](#t) [f](nothing.md)\n',
+      '# T\n\n[a](stats.md#x) [b](./api.md) [c](../src/limits.ts) [d](https://example.org/x.md) [e](#t) [f](nothing.md) [stats.md](stats.md)\n',
     );
+    // A link that reads as the file's name reads as the doc's title (here its heading, `# stats`).
+    expect(html).toContain('<a href="stats">stats</a>');
     expect(html).toContain('<a href="stats#x">a</a>');
     expect(html).toContain('<a href="api">b</a>');
     expect(html).toContain(

@@ -104,8 +104,7 @@ function markdownFor(
             const text = token.children?.[at + 1];
             const title = titles.get(path.split('#')[0]!);
             if (text?.type === 'text' && title !== undefined && text.content === href) text.content = title;
-          }
-          else if (sourceLink(href)) {
+          } else if (sourceLink(href)) {
             child.tag = 'span';
             child.attrs = [
               ['class', 'source-path'],

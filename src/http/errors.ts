@@ -82,6 +82,8 @@ export function replyWithError(
   const retryAfter = (answer as { retryAfterSeconds?: unknown }).retryAfterSeconds;
   if (typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
   // A page route opened in a browser: a person reads the refusal, in words (src/http/for-people.ts).
+  // Its refusal, like its page, depends on Accept.
+  if (request.routeOptions.config?.pageForPeople === true) reply.header('vary', 'accept');
   if (answer.code === 'rate_limited' && answersPeople(request)) {
     return reply
       .code(answer.status)

@@ -185,12 +185,14 @@ describe('a refusal of the rate limit, for a person and for a program', () => {
       expect(page.statusCode).toBe(429);
       expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
       expect(page.headers['content-security-policy']).toBe(REFUSAL_CONTENT_SECURITY_POLICY);
+      expect(page.headers.vary).toMatch(/\baccept\b/i);
       const wait = Number(page.headers['retry-after']);
       expect(wait).toBeGreaterThan(0);
       expect(page.body).toContain(`Please wait <strong>${waitInWords(wait)}</strong>`);
       expect(page.body).toContain(`<title>Too many requests: wait ${waitInWords(wait)}</title>`);
       const envelope = await app.inject({ url, headers: { accept: 'application/json' } });
       expectError(envelope, 429, 'rate_limited');
+      expect(envelope.headers.vary).toMatch(/\baccept\b/i);
       expect(envelope.headers['retry-after']).toBeDefined();
     });
   }

@@ -3,6 +3,7 @@
 // readiness with Redis unreachable; and a served process whose readiness turns 503 as soon as its
 // shutdown begins, while the request it holds still gets its answer.
 import { mkdtempSync } from 'node:fs';
+import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -135,6 +136,44 @@ describe('metrics of one app, on the operations listener', () => {
   });
 });
 
+describe('refusals of the other limits', () => {
+  it('counts the throws budget and the connection cap by kind', async () => {
+    const metrics = new ServiceMetrics();
+    const app = await makeApp(
+      { dataDir: tempDir(), throwsBurst: 100, throwsPerSecond: 1, connectionsPerAddress: 1 },
+      { metrics },
+    );
+    try {
+      // A bucket of 100 throws refilled at 1 a second: a roll of 100 dice empties it, the next
+      // one or two find it spent.
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++)
+        statuses.push((await app.inject({ url: '/v1/roll?formula=100d6' })).statusCode);
+      const spent = statuses.filter((status) => status === 429).length;
+      expect(statuses[0]).toBe(200);
+      expect(spent).toBeGreaterThanOrEqual(2);
+      const base = await listen(app);
+      const { port } = new URL(base);
+      // One connection held open; the next one from the same address is over the cap.
+      const held = createConnection({ host: '127.0.0.1', port: Number(port) });
+      await new Promise((resolve) => held.once('connect', resolve));
+      await until(
+        () => new Promise<boolean>((resolve) => app.server.getConnections((_e, n) => resolve(n === 1))),
+        'the held connection to be open',
+      );
+      const refused = await send(base, { path: '/v1/health' }).catch(() => ({ status: 0 }));
+      held.destroy();
+      expect(refused.status).toBe(429);
+      const text = await metrics.registry.metrics();
+      expect(sample(text, 'fairdice_refusals_total', { kind: 'throws' })).toBe(spent);
+      expect(sample(text, 'fairdice_refusals_total', { kind: 'connections' })).toBe(1);
+      expect(sample(text, 'fairdice_rolls_total')).toBe(4 - spent);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe('metrics off', () => {
   it('counts nothing and adds no hook, while readiness still answers', async () => {
     const app = await makeApp({ dataDir: tempDir() });
@@ -164,9 +203,12 @@ describe('readiness', () => {
         'Redis (REDIS_URL) is not connected: rate limits are counted per instance',
         'the table store (Redis) is not connected',
       ]);
+      // A table operation fails with the store: 503, counted as a store error.
+      expect((await app.inject({ method: 'POST', url: '/v1/tables' })).statusCode).toBe(503);
       const text = await metrics.registry.metrics();
       expect(sample(text, 'fairdice_redis_up', { use: 'rate_limit' })).toBe(0);
       expect(sample(text, 'fairdice_redis_up', { use: 'store' })).toBe(0);
+      expect(sample(text, 'fairdice_store_errors_total')).toBe(1);
     } finally {
       await app.close();
     }

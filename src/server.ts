@@ -50,10 +50,15 @@ async function main(): Promise<void> {
   await trust.open(log);
   const metrics = config.metricsPort === undefined ? undefined : new ServiceMetrics();
   const app = await buildApp(config, { trust, logger: log, metrics });
-  // Not ready from the moment a shutdown begins, before the listening socket closes.
+  // Ready once the public port listens, and no longer from the moment a shutdown begins, before
+  // the listening socket closes.
+  let listening = false;
   let stopping = false;
-  const readiness = (): Readiness =>
-    stopping ? { ready: false, reasons: ['shutting down'] } : app.readiness();
+  const readiness = (): Readiness => {
+    if (stopping) return { ready: false, reasons: ['shutting down'] };
+    if (!listening) return { ready: false, reasons: ['starting: not listening yet'] };
+    return app.readiness();
+  };
   let operations: OperationsListener | undefined;
   if (metrics !== undefined && cluster.isWorker) {
     // The primary answers for every worker: it sums their metrics and asks their readiness.
@@ -87,6 +92,7 @@ async function main(): Promise<void> {
       return text;
     },
   });
+  listening = true;
 }
 
 main().catch((error: unknown) => {

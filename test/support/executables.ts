@@ -30,6 +30,8 @@ export function findExecutable(name: string): string | undefined {
 export function describeWithExecutables(
   name: string,
   names: readonly string[],
+  /** How to install them, for the banner: `apt-get install nginx redis-server prometheus`. */
+  install: string,
   suite: (paths: Readonly<Record<string, string>>) => void,
 ): void {
   const paths: Record<string, string> = {};
@@ -56,7 +58,7 @@ export function describeWithExecutables(
       '',
       '!'.repeat(78),
       `!! SKIPPED "${name}": ${missing.join(', ')} not installed.`,
-      `!! Install them (apt-get install ${missing.join(' ')}) to run it; under CI=true it fails.`,
+      `!! Install them (${install}) to run it; under CI=true it fails.`,
       '!'.repeat(78),
       '',
     ].join('\n'),

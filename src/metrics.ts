@@ -1,8 +1,8 @@
 // What an operator sees of a running instance (docs/operations.md#metrics-and-readiness): the
 // service's metrics in the Prometheus text format (prom-client) and its readiness, both served on
 // the operations listener (METRICS_PORT, METRICS_HOST), never on the public port. Off unless
-// METRICS_PORT is set: then nothing is counted at all. One registry per instance, not prom-client's
-// global one, so that several apps in one process (the tests) count apart.
+// METRICS_PORT is set, and off, nothing is counted at all. One registry per instance, not
+// prom-client's global one, so that several apps in one process (the tests) count apart.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
@@ -39,7 +39,7 @@ export class ServiceMetrics {
   readonly registry = new Registry();
 
   private readonly requests: Histogram<RequestLabels>;
-  /** One child per route, method and status: prom-client hashes its labels on every observe otherwise. */
+  /** One child per route, method and status, made once: each `labels()` call builds its closures anew. */
   private readonly requestChildren = new Map<string, { observe(value: number): void }>();
   private readonly rolls: Counter;
   private readonly dice: Counter;

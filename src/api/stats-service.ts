@@ -82,7 +82,17 @@ function refusal(code: string, message: string): DiceError {
   return code === 'too_complex' ? new TooComplexError(message) : new DiceError(code as ApiErrorCode, message);
 }
 
+/** Told of what the metrics count (src/metrics.ts `ServiceMetrics` is one). */
+export interface StatsObserver {
+  /** A computation a worker ran, for `ms` of its time (one it refused or stopped included). */
+  computed(ms: number): void;
+  /** A distribution refused with too_complex, before any work or at the time limit. */
+  refusedTooComplex(): void;
+}
+
 export class StatsService {
+  /** Set by the app when metrics are on; none by default. */
+  observer: StatsObserver | undefined;
   /** Started on first use, so an app that never answers /v1/stats starts no thread. */
   private poolInstance: Piscina<StatsTask, StatsOutcome> | undefined;
   private readonly threads: number;
@@ -158,7 +168,13 @@ export class StatsService {
       meter?.served();
       return typeof known === 'string' ? Promise.resolve(known) : known;
     }
-    const estimate = checkDistribution(request, this.options);
+    let estimate: DistributionEstimate;
+    try {
+      estimate = checkDistribution(request, this.options);
+    } catch (error) {
+      if (error instanceof TooComplexError) this.observer?.refusedTooComplex();
+      throw error;
+    }
     if (meter === undefined) return this.share(key, this.compute(request, estimate, undefined));
     return meter.admit().then(() => {
       // Another address may have asked the same meanwhile.
@@ -220,6 +236,7 @@ export class StatsService {
     const settle = (ms: number) => {
       if (charged) return;
       charged = true;
+      if (startedAt !== undefined || ms > 0) this.observer?.computed(ms);
       meter?.settle(ms);
     };
     const task: StatsTask = { request, options: this.options, started: channel.port2 };
@@ -228,7 +245,10 @@ export class StatsService {
       .then(
         (outcome) => {
           settle(outcome.ms);
-          if ('refused' in outcome) throw refusal(outcome.refused.code, outcome.refused.message);
+          if ('refused' in outcome) {
+            if (outcome.refused.code === 'too_complex') this.observer?.refusedTooComplex();
+            throw refusal(outcome.refused.code, outcome.refused.message);
+          }
           return outcome.json;
         },
         (error: unknown) => {
@@ -238,6 +258,7 @@ export class StatsService {
           }
           if ((error as { name?: unknown } | null)?.name === 'AbortError') {
             if (startedAt === undefined) throw new StatsBusyError('waitedTooLong');
+            this.observer?.refusedTooComplex();
             throw new TooComplexError(
               `This formula's exact distribution took longer than the limit of ${this.timeoutMs / 1000} s of computation (estimated at about ${formatCost(estimate.cost)} units of work; the limit is ${formatCost(estimate.budget)}).`,
             );

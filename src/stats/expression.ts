@@ -98,10 +98,19 @@ const words = (bits: number): number => bits / 64 + 1;
 const pairCost = (a: Estimate, b: Estimate): number => PAIR_COST + words(a.bits) * words(b.bits);
 
 /** What planExpression found: the estimate of the total, for the caller's listing decision. */
-export interface ExpressionEstimate {
+export interface ExpressionEstimate extends TotalsEstimate {
+  cost: number;
+}
+
+/** What the listed totals of a roll will be, known before computing them (integers). */
+export interface TotalsEstimate {
+  /** Bounds of the listed totals. */
+  low: number;
+  high: number;
   /** Totals (after rounding down) at most. */
   size: number;
-  cost: number;
+  /** Bits of a count at most. */
+  bits: number;
 }
 
 /**
@@ -127,7 +136,64 @@ export function planExpression(
       `This formula could have about ${formatCost(size)} totals, more than the ${outcomesMax} that can be listed, and a formula with arithmetic or groups has no exact summary.`,
     );
   }
-  return { size, cost };
+  return { low: Math.floor(root.low), high: Math.floor(root.high), size, bits: root.bits, cost };
+}
+
+/**
+ * The estimate of the difference A - B of two independent rolls' totals (an opposed roll,
+ * docs/stats.md#opposed-rolls-versus): its totals at most and the cost of the sum of A and -B.
+ */
+export function differenceEstimate(a: TotalsEstimate, b: TotalsEstimate): TotalsEstimate & { cost: number } {
+  const integers = (t: TotalsEstimate, low: number, high: number): Estimate => ({
+    low,
+    high,
+    size: t.size,
+    grid: 1,
+    bits: t.bits,
+    cost: 0,
+  });
+  const sum = addEstimate(integers(a, a.low, a.high), integers(b, -b.high, -b.low));
+  return { low: sum.low, high: sum.high, size: sum.size, bits: sum.bits, cost: sum.cost };
+}
+
+/** Listed integer totals, ascending and distinct, with their positive counts over `denominator`. */
+export interface Totals {
+  totals: readonly bigint[];
+  counts: readonly bigint[];
+  tail: bigint;
+  denominator: bigint;
+}
+
+/** The exact distribution of A - B for independent A and B; the tail is every roll of either not listed. */
+export function differenceTotals(a: Totals, b: Totals): Totals {
+  const values = (t: Totals, sign: bigint): ValueDistribution => ({
+    values: t.totals.map((v) => Rational.of(sign * v)),
+    counts: [...t.counts],
+    tail: t.tail,
+    denominator: t.denominator,
+  });
+  const d = ascending(add(values(a, 1n), values(b, -1n)));
+  return {
+    totals: d.values.map((v) => v.numerator),
+    counts: d.counts,
+    tail: d.tail,
+    denominator: d.denominator,
+  };
+}
+
+/** The estimate of a sum of two independent nodes (see add). */
+function addEstimate(a: Estimate, b: Estimate): Estimate {
+  const low = a.low + b.low;
+  const high = a.high + b.high;
+  const grid = lcm(a.grid, b.grid);
+  const size = sizeWithin(low, high, grid, a.size * b.size);
+  // Integers on a narrow grid: one polynomial product (see add); otherwise pair by pair.
+  const slots = a.high - a.low + (b.high - b.low) + 2;
+  const dense = a.grid === 1 && b.grid === 1 && slots <= 4 * (a.size + b.size) + 64;
+  const work = dense
+    ? slots * words(a.bits + b.bits) * 8 + (a.size + b.size + size) * PAIR_COST
+    : a.size * b.size * pairCost(a, b);
+  return { low, high, grid, size, bits: a.bits + b.bits, cost: a.cost + b.cost + work };
 }
 
 const pointEstimate = (value: number): Estimate => ({
@@ -156,17 +222,7 @@ class Estimator {
   constructor(private readonly engine: TermEngine) {}
 
   add(a: Estimate, b: Estimate): Estimate {
-    const low = a.low + b.low;
-    const high = a.high + b.high;
-    const grid = lcm(a.grid, b.grid);
-    const size = sizeWithin(low, high, grid, a.size * b.size);
-    // Integers on a narrow grid: one polynomial product (see add); otherwise pair by pair.
-    const slots = a.high - a.low + (b.high - b.low) + 2;
-    const dense = a.grid === 1 && b.grid === 1 && slots <= 4 * (a.size + b.size) + 64;
-    const work = dense
-      ? slots * words(a.bits + b.bits) * 8 + (a.size + b.size + size) * PAIR_COST
-      : a.size * b.size * pairCost(a, b);
-    return { low, high, grid, size, bits: a.bits + b.bits, cost: a.cost + b.cost + work };
+    return addEstimate(a, b);
   }
 
   private pairwise(a: Estimate, b: Estimate, low: number, high: number, grid: number): Estimate {
@@ -414,10 +470,7 @@ export function expressionDistribution(expression: ExpressionPlan, engine: TermE
 }
 
 /** The distribution of the roll's `total`: the value rounded down, as the roller does. */
-export function totalDistribution(
-  expression: ExpressionPlan,
-  engine: TermEngine,
-): { totals: bigint[]; counts: bigint[]; tail: bigint; denominator: bigint } {
+export function totalDistribution(expression: ExpressionPlan, engine: TermEngine): Totals {
   const floored = ascending(unary(expressionDistribution(expression, engine), (v) => v.floor()));
   return {
     totals: floored.values.map((v) => v.numerator),

@@ -164,21 +164,56 @@ export interface Totals {
   denominator: bigint;
 }
 
-/** The exact distribution of A - B for independent A and B; the tail is every roll of either not listed. */
+/**
+ * The exact distribution of A - B for independent A and B; the tail is every pair in which
+ * either is not listed. Integer totals: A's counts times B's reversed, one polynomial product
+ * on the common step of their totals (src/stats/poly.ts), or pair by pair when the totals are
+ * too sparse for it (as add does).
+ */
 export function differenceTotals(a: Totals, b: Totals): Totals {
-  const values = (t: Totals, sign: bigint): ValueDistribution => ({
-    values: t.totals.map((v) => Rational.of(sign * v)),
-    counts: [...t.counts],
-    tail: t.tail,
-    denominator: t.denominator,
-  });
-  const d = ascending(add(values(a, 1n), values(b, -1n)));
-  return {
-    totals: d.values.map((v) => v.numerator),
-    counts: d.counts,
-    tail: d.tail,
-    denominator: d.denominator,
-  };
+  const denominator = a.denominator * b.denominator;
+  const tail = denominator - (a.denominator - a.tail) * (b.denominator - b.tail);
+  let step = 0n;
+  for (const t of [a, b]) for (const v of t.totals) step = gcd(step, v - t.totals[0]!);
+  if (step === 0n) step = 1n;
+  const lowA = a.totals[0]!;
+  const highB = b.totals[b.totals.length - 1]!;
+  const slotsA = Number((a.totals[a.totals.length - 1]! - lowA) / step) + 1;
+  const slotsB = Number((highB - b.totals[0]!) / step) + 1;
+  if (slotsA + slotsB > 4 * (a.totals.length + b.totals.length) + 64) {
+    const sparse = ascending(
+      pairwise(
+        {
+          values: a.totals.map((v) => Rational.of(v)),
+          counts: [...a.counts],
+          tail: a.tail,
+          denominator: a.denominator,
+        },
+        {
+          values: b.totals.map((v) => Rational.of(v)),
+          counts: [...b.counts],
+          tail: b.tail,
+          denominator: b.denominator,
+        },
+        (x, y) => x.sub(y),
+      ),
+    );
+    return { totals: sparse.values.map((v) => v.numerator), counts: sparse.counts, tail, denominator };
+  }
+  const spreadA = new Array<bigint>(slotsA).fill(0n);
+  for (let i = 0; i < a.totals.length; i++) spreadA[Number((a.totals[i]! - lowA) / step)] = a.counts[i]!;
+  // B reversed: slot j holds the total highB - j * step, so slot i + j is lowA - highB + (i + j) * step.
+  const spreadB = new Array<bigint>(slotsB).fill(0n);
+  for (let i = 0; i < b.totals.length; i++) spreadB[Number((highB - b.totals[i]!) / step)] = b.counts[i]!;
+  const product = multiply(spreadA, spreadB);
+  const totals: bigint[] = [];
+  const counts: bigint[] = [];
+  for (let i = 0; i < product.length; i++) {
+    if (product[i] === 0n) continue;
+    totals.push(lowA - highB + BigInt(i) * step);
+    counts.push(product[i]!);
+  }
+  return { totals, counts, tail, denominator };
 }
 
 /** The estimate of a sum of two independent nodes (see add). */

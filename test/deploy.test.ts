@@ -247,7 +247,7 @@ describeWithExecutables(
         rollsMade++;
         // Within a bound far under the 15 s heartbeat: a buffering proxy would hold the event back
         // until its buffer filled or the stream ended.
-        const [event] = await stream.waitFor(1, 5_000);
+        const [event] = await stream.waitFor(1, 5_000, 'roll');
         expect(event!.event).toBe('roll');
         expect(JSON.parse(event!.data)).toMatchObject({ table, seq: 1 });
       } finally {

@@ -11,6 +11,7 @@ import {
   type APIApplicationCommandAutocompleteResponse,
   type APIApplicationCommandOptionChoice,
   type APIButtonComponent,
+  type APIEmbed,
   type APIInteractionResponse,
   type APIInteractionResponseChannelMessageWithSource,
   ButtonStyle,
@@ -38,7 +39,7 @@ import {
   logContent,
   MESSAGE_LIMITS,
   oddsContent,
-  rollContent,
+  rollMessage,
   tablePageUrl,
 } from './render.js';
 
@@ -150,7 +151,11 @@ type Message = APIInteractionResponseChannelMessageWithSource;
 /** A message answering the interaction; no mention in it notifies anyone. */
 function message(
   content: string,
-  options: { ephemeral?: boolean; components?: APIActionRowComponent<APIButtonComponent>[] } = {},
+  options: {
+    ephemeral?: boolean;
+    embeds?: APIEmbed[];
+    components?: APIActionRowComponent<APIButtonComponent>[];
+  } = {},
 ): Message {
   return {
     type: InteractionResponseType.ChannelMessageWithSource,
@@ -158,6 +163,7 @@ function message(
       content: fitContent(content),
       allowed_mentions: { parse: [] },
       ...(options.ephemeral === true ? { flags: MessageFlags.Ephemeral } : {}),
+      ...(options.embeds === undefined ? {} : { embeds: options.embeds }),
       ...(options.components === undefined || options.components.length === 0
         ? {}
         : { components: options.components }),
@@ -266,7 +272,7 @@ async function roll(asker: Asker, asked: RollAsked, setting: DiscordSetting): Pr
       table === undefined ? { formula: asked.formula, receipt: true } : { formula: asked.formula, table },
   });
   const rolled = await rollOperation(input, ctx);
-  const content = rollContent({
+  const { content, embed } = rollMessage({
     roll: rolled,
     note: asked.note,
     againBy: asked.again ? asker.user : undefined,
@@ -274,6 +280,7 @@ async function roll(asker: Asker, asked: RollAsked, setting: DiscordSetting): Pr
     links: setting.links,
   });
   return message(content, {
+    embeds: [embed],
     ephemeral: asked.private,
     components: rollButtons(rolled.formula, asked.private),
   });

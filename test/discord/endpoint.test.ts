@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config.js';
 import { withinDeadline } from '../../src/discord/plugin.js';
+import type { AppSeams } from '../../src/http/app.js';
 import { LIMITS } from '../../src/limits.js';
 import { listen, makeApp } from '../support/app.js';
 import {
@@ -22,6 +23,7 @@ import {
   slashCommand,
 } from '../support/discord.js';
 import { describeWithRedis, type RedisServer, startRedis } from '../support/redis.js';
+import { scripted } from '../support/sources.js';
 
 const PUBLIC_URL = 'https://dice.example.com';
 
@@ -33,14 +35,17 @@ interface Answer {
 }
 
 /** A server with the Discord application configured, and a way to post to it as Discord does. */
-async function serve(discord: DiscordApp, overrides: Partial<Config> = {}) {
-  const app = await makeApp({
-    discordPublicKey: discord.publicKeyHex,
-    discordApplicationId: APPLICATION_ID,
-    publicUrl: PUBLIC_URL,
-    dataDir: mkdtempSync(join(tmpdir(), 'fairdice-discord-')),
-    ...overrides,
-  });
+async function serve(discord: DiscordApp, overrides: Partial<Config> = {}, seams: AppSeams = {}) {
+  const app = await makeApp(
+    {
+      discordPublicKey: discord.publicKeyHex,
+      discordApplicationId: APPLICATION_ID,
+      publicUrl: PUBLIC_URL,
+      dataDir: mkdtempSync(join(tmpdir(), 'fairdice-discord-')),
+      ...overrides,
+    },
+    seams,
+  );
   const base = await listen(app);
   const send = async (body: string, headers: Record<string, string>): Promise<Answer> => {
     const response = await fetch(`${base}/discord/interactions`, { method: 'POST', headers, body });
@@ -95,6 +100,91 @@ describe('POST /discord/interactions without a Discord application', () => {
     expect(answer.statusCode).toBe(404);
     expect(answer.json()).toMatchObject({ error: { code: 'not_found' } });
     await app.close();
+  });
+});
+
+describe('a roll message shows the whole roll, from its description', () => {
+  const discord = discordApp();
+  // The faces of the rolls below, in the order they are made.
+  const faces = [10, 4, 9, 8, 7, 3, 1, 2, 6, 8, 3, 5, 5, 2, 6, 1, 5, 7, 15];
+  const source = scripted(faces);
+  let served: Served;
+  beforeAll(async () => {
+    served = await serve(discord, {}, { random: source });
+  });
+  afterAll(() => served?.app.close());
+
+  /** Rolls `formula` through the endpoint; the message, and the signed receipt its link names. */
+  const rolled = async (formula: string) => {
+    const answer = await served.said(slashCommand('roll', { formula }));
+    expect(answer.embeds).toHaveLength(1);
+    const stored = await served.app.inject({
+      method: 'GET',
+      url: `/v1/rolls/${receiptIdOf(answer.content)}`,
+    });
+    expect(stored.statusCode).toBe(200);
+    const receipt = stored.json() as {
+      id: string;
+      roll: { total: number; dice: Array<{ results: number[]; keptFlags: boolean[] }> };
+    };
+    const embed = answer.embeds[0]!;
+    // The title links to the receipt, whose total the embed says.
+    expect(embed.url).toBe(`${PUBLIC_URL}/v1/rolls/${receipt.id}`);
+    expect(embed.title).toBe(formula);
+    return { ...answer, embed, receipt };
+  };
+
+  it('a World of Darkness pool: every die, its successes and failures, the 10 exploding', async () => {
+    const { content, embed, receipt } = await rolled('8d10>=8f1!>=10');
+    expect(content).toContain('`8d10>=8f1!>=10 [10✓!+4 9✓ 8✓ 7 3 1✗ 2 6] = 3 successes - 1 failure = 2`');
+    expect(content).toContain('Total **3 successes** − 1 failure = **2**');
+    expect(embed.description).toBe('Total **3 successes** − 1 failure = **2**');
+    expect(embed.fields).toEqual([
+      {
+        name: '8d10>=8f1!>=10',
+        value: '**10✓!+4** **9✓** **8✓** **7** **3** **1✗** **2** **6** → 3 successes, 1 failure',
+        inline: false,
+      },
+    ]);
+    expect(receipt.roll.total).toBe(2);
+  });
+
+  it('a Savage Worlds trait roll: trait die and wild die, both acing, the better one kept', async () => {
+    const { content, embed, receipt } = await rolled('{1d8!, 1d6!}kh1+1');
+    expect(content).toContain('`{1d8! [8!+3], 1d6! [5] dropped}kh1 + 1 = 12`');
+    expect(embed.description).toBe('Total **12**');
+    expect(embed.fields).toEqual([
+      { name: '1d8! in {…}kh1', value: '**8!+3** = 11', inline: true },
+      { name: '1d6! in {…}kh1', value: '~~5~~ → dropped', inline: true },
+    ]);
+    expect(receipt.roll.total).toBe(12);
+  });
+
+  it('an expression: (1d8+4)*2 reads with its parentheses and operators', async () => {
+    const { content, embed, receipt } = await rolled('(1d8+4)*2');
+    expect(content).toContain('`(1d8 [5] + 4) * 2 = 18`');
+    expect(embed.description).toBe('Total **18**');
+    expect(embed.fields).toEqual([{ name: '1d8', value: '**5** = 5', inline: true }]);
+    expect(receipt.roll.total).toBe(18);
+  });
+
+  it('4d6kh3: three dice kept in bold, the lowest struck through', async () => {
+    const { content, embed, receipt } = await rolled('4d6kh3');
+    expect(content).toContain('`4d6kh3 [2 6 (1) 5] = 13`');
+    expect(embed.fields).toEqual([{ name: '4d6kh3', value: '**2** **6** ~~1~~ **5** = 13', inline: true }]);
+    expect(receipt.roll.dice[0]).toMatchObject({
+      results: [2, 6, 1, 5],
+      keptFlags: [true, true, false, true],
+    });
+  });
+
+  it('2d20adv: the higher d20 kept, the roll said to be with advantage', async () => {
+    const { content, embed, receipt } = await rolled('2d20adv');
+    expect(content).toContain('`2d20adv [(7) 15] = 15 with advantage`');
+    expect(embed.description).toBe('Total **15** with advantage');
+    expect(embed.fields).toEqual([{ name: '2d20adv', value: '~~7~~ **15** = 15', inline: true }]);
+    expect(receipt.roll.total).toBe(15);
+    expect(source.remaining).toBe(0);
   });
 });
 

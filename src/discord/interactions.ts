@@ -43,15 +43,10 @@ import {
   tablePageUrl,
 } from './render.js';
 
-/**
- * A budget of units per key, a bucket refilled over time (src/http/throw-budget.ts): `level` is
- * what `key` holds now, `retryAfterAt` the seconds until a bucket at that level holds one unit,
- * `charge` takes units.
- */
-export interface KeyedBudget {
-  level(key: string): number;
-  retryAfterAt(level: number): number;
-  charge(key: string, units: number): unknown;
+/** A budget of commands per key (src/discord/plugin.ts: the request limit's windows). */
+export interface CommandBudget {
+  /** Counts one command of `key`: 0 when the budget allows it, else the seconds until it does. */
+  take(key: string): Promise<number>;
 }
 
 /** Everything an answer needs besides the interaction: made per request by the plugin. */
@@ -59,8 +54,8 @@ export interface DiscordSetting {
   /** The dice context of a Discord user (`discord-user:<id>`): their budgets, the store, the random source. */
   contextFor(userKey: string): DiceContext;
   /** Commands per Discord user, and table operations per channel: one unit each. */
-  commandsPerUser: KeyedBudget;
-  tableOpsPerChannel: KeyedBudget;
+  commandsPerUser: CommandBudget;
+  tableOpsPerChannel: CommandBudget;
   links: Links;
   /** Logs a failure nobody planned for (with the request id). */
   logError(error: unknown, message: string): void;
@@ -122,6 +117,12 @@ const userKey = (id: string) => `discord-user:${id}`;
 /** A channel's key in the store's channel-to-table mapping, and in the budget of table operations. */
 const channelKey = (id: string) => `discord:${id}`;
 
+/** The key of the Discord user who sent `interaction` (their budgets and turns), if Discord says. */
+export function userKeyOf(interaction: Interaction): string | undefined {
+  const user = interaction.member?.user.id ?? interaction.user?.id;
+  return user === undefined ? undefined : userKey(user);
+}
+
 function askerOf(interaction: Interaction): Asker | undefined {
   const user = interaction.member?.user.id ?? interaction.user?.id;
   if (user === undefined) return undefined;
@@ -139,11 +140,10 @@ class TooFast extends Error {
   }
 }
 
-/** Takes one unit of `key`'s budget, or throws TooFast when it holds less than one. */
-function spend(budget: KeyedBudget, key: string, whose: 'user' | 'channel'): void {
-  const level = budget.level(key);
-  if (level < 1) throw new TooFast(whose, budget.retryAfterAt(level));
-  budget.charge(key, 1);
+/** Counts one command against `key`'s budget, or throws TooFast when it is spent. */
+async function spend(budget: CommandBudget, key: string, whose: 'user' | 'channel'): Promise<void> {
+  const wait = await budget.take(key);
+  if (wait > 0) throw new TooFast(whose, wait);
 }
 
 type Message = APIInteractionResponseChannelMessageWithSource;
@@ -265,7 +265,7 @@ async function roll(asker: Asker, asked: RollAsked, setting: DiscordSetting): Pr
   // log a commitment instead, plug in here once the store keeps them.
   const table = await channelTable(ctx, asker, setting.now());
   if (table !== undefined && asker.channel !== undefined)
-    spend(setting.tableOpsPerChannel, channelKey(asker.channel), 'channel');
+    await spend(setting.tableOpsPerChannel, channelKey(asker.channel), 'channel');
   // `note` is shown with the roll; signing it into the receipt (with who rolled) plugs in here.
   const input = await parseInput(OPERATIONS.rollWith.input, {
     value:
@@ -328,7 +328,7 @@ async function table(sub: string, asker: Asker, setting: DiscordSetting): Promis
   const channel = asker.channel;
   if (channel === undefined)
     return message('A table belongs to a channel, and Discord did not say which.', { ephemeral: true });
-  spend(setting.tableOpsPerChannel, channelKey(channel), 'channel');
+  await spend(setting.tableOpsPerChannel, channelKey(channel), 'channel');
   const ctx = setting.contextFor(asker.key);
   const trust = trustOf(ctx);
   const now = setting.now();
@@ -537,7 +537,7 @@ export async function answerInteraction(
   if (interaction.type === InteractionType.ModalSubmit)
     return message('fairdice has no form to submit.', { ephemeral: true });
   try {
-    spend(setting.commandsPerUser, asker.key, 'user');
+    await spend(setting.commandsPerUser, asker.key, 'user');
     return interaction.type === InteractionType.ApplicationCommand
       ? await command(interaction, asker, setting)
       : await button(interaction, asker, setting);

@@ -37,7 +37,7 @@ import { requestLoggerFactoryOf, serviceLogger } from './request-log.js';
 import { restRoutesPlugin } from './routes.js';
 import { tableEventsPlugin } from './table-events.js';
 import { trpcPlugin } from './trpc.js';
-import { fairTurnsPlugin } from './turns.js';
+import { fairTurnsPlugin, type TakeTurn } from './turns.js';
 
 /** Test-only ways in; nothing here is reachable over HTTP. */
 export interface AppSeams {
@@ -55,6 +55,8 @@ export interface AppSeams {
   trust?: Trust;
   /** The /v1/stats workers (default: one thread, closed with the app); a test sizes its queue. */
   stats?: StatsService;
+  /** The fair turns (default: src/http/turns.ts `fairTurns`); a test records whose turn each request took. */
+  takeTurn?: TakeTurn;
 }
 
 // Read once per process, like /docs' assets: tests build many apps.
@@ -147,7 +149,7 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
     guard,
   });
   await app.register(requestBodyPlugin, { bodyLimitBytes });
-  await app.register(fairTurnsPlugin, { keyOf });
+  await app.register(fairTurnsPlugin, { keyOf, takeTurn: seams.takeTurn });
   await app.register(errorHandlingPlugin, { bodyLimitBytes });
 
   // What the operations run with.

@@ -5,10 +5,12 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config.js';
-import { withinDeadline } from '../../src/discord/plugin.js';
+import { DISCORD_BUDGETS, withinDeadline } from '../../src/discord/plugin.js';
 import type { AppSeams } from '../../src/http/app.js';
+import { REDIS_KEY_PREFIX } from '../../src/http/rate-limit-store.js';
 import { LIMITS } from '../../src/limits.js';
 import { listen, makeApp } from '../support/app.js';
 import {
@@ -592,6 +594,97 @@ describeWithRedis('with REDIS_URL', (executable) => {
     );
     const verified = await served.said(slashCommand('table', {}, channel, 'verify'));
     expect(verified.content).toMatch(/^This channel's table checks out: all 2 rolls/);
+  });
+  it('counts commands per user in Redis, one budget across every instance', async () => {
+    // A second instance on the same Redis, with a budget of 3 commands a minute per user.
+    const limits = { redisUrl: redis.url, rateLimitMax: 3, rateLimitWindowMs: 60_000 };
+    const first = await serve(discord, limits);
+    const second = await serve(discord, limits);
+    try {
+      const erin = { user: '2200000000000000301' };
+      const frank = { user: '2200000000000000302' };
+      expect((await first.said(slashCommand('roll', { formula: '1d6' }, erin))).content).toContain('Total');
+      expect((await second.said(slashCommand('roll', { formula: '1d6' }, erin))).content).toContain('Total');
+      expect((await first.said(slashCommand('roll', { formula: '1d6' }, erin))).content).toContain('Total');
+      // The fourth, on either instance, is over the one budget.
+      const refused = await second.said(slashCommand('roll', { formula: '1d6' }, erin));
+      expect(refused.ephemeral).toBe(true);
+      expect(refused.content).toMatch(
+        /^You are sending commands faster than this fairdice allows: try again in (5\d|60) seconds\.$/,
+      );
+      expect((await first.said(slashCommand('roll', { formula: '1d6' }, frank))).content).toContain('Total');
+      // The count is Redis's, under the request limit's prefix and the budget's name.
+      const probe = new Redis(redis.url);
+      try {
+        const key = `${REDIS_KEY_PREFIX}${DISCORD_BUDGETS.commands}discord-user:${erin.user}`;
+        expect(await probe.get(key)).toBe('4');
+        expect(await probe.pttl(key)).toBeGreaterThan(0);
+      } finally {
+        probe.disconnect();
+      }
+    } finally {
+      await first.app.close();
+      await second.app.close();
+    }
+  });
+
+  it("counts a channel's table operations in Redis, whichever instance and user they reach", async () => {
+    const limits = { redisUrl: redis.url, rateLimitMax: 3, rateLimitWindowMs: 60_000 };
+    const first = await serve(discord, limits);
+    const second = await serve(discord, limits);
+    try {
+      const channel = '3300000000000000777';
+      const from = (n: number) => ({ channel, user: `220000000000000040${n}` });
+      await first.said(slashCommand('table', {}, from(1), 'start'));
+      expect((await second.said(slashCommand('roll', { formula: '1d6' }, from(2)))).content).toContain(
+        'Table entry #1',
+      );
+      await first.said(slashCommand('table', {}, from(3), 'log'));
+      const refused = await second.said(slashCommand('table', {}, from(4), 'verify'));
+      expect(refused.content).toMatch(
+        /^This channel's table is taking commands faster than this fairdice allows: try again in \d+ seconds?\.$/,
+      );
+    } finally {
+      await first.app.close();
+      await second.app.close();
+    }
+  });
+});
+
+describe('fair turns per Discord user', () => {
+  it("takes each verified interaction's turn as its user's, and none for a request that fails the check", async () => {
+    const discord = discordApp();
+    const keys: string[] = [];
+    const served = await serve(
+      discord,
+      {},
+      {
+        takeTurn: (key, proceed) => {
+          keys.push(key);
+          proceed();
+        },
+      },
+    );
+    try {
+      await served.said(slashCommand('roll', { formula: '1d6' }, { user: '2200000000000000501' }));
+      await served.said(
+        slashCommand('roll', { formula: '1d6' }, { user: '2200000000000000502', guild: false }),
+      );
+      await served.said(buttonPress('roll:-:1d6', { user: '2200000000000000501' }));
+      expect(keys).toEqual([
+        'discord-user:2200000000000000501',
+        'discord-user:2200000000000000502',
+        'discord-user:2200000000000000501',
+      ]);
+      // A forged request is refused before any turn; another route's request takes its address's.
+      const body = JSON.stringify(ping());
+      const forged = await served.send(body, { ...discordApp().headers(body) });
+      expect(forged.status).toBe(401);
+      await served.app.inject({ method: 'GET', url: '/v1/health' });
+      expect(keys.slice(3)).toEqual(['127.0.0.1']);
+    } finally {
+      await served.app.close();
+    }
   });
 });
 

@@ -1,7 +1,7 @@
-// `npm run bench:engine-vs`: parse+roll of first-edition formulas by this build's engine, beside
-// another build of fairdice loaded into the same process (the code before the second edition, or
-// any other commit), interleaved round by round, in CPU time. The language's later editions must
-// not slow down what the first one could already write: docs/performance.md#plain-formulas-against-an-older-build
+// `npm run bench:engine-vs`: parse+roll of plain sums by this build's engine, beside another build
+// of fairdice loaded into the same process (the code before the language grew past plain sums, or
+// any other commit), interleaved round by round, in CPU time. The forms the language added must
+// not slow down the plain sums it could always write: docs/performance.md#plain-formulas-against-an-older-build
 // says how to build the baseline and gives today's figures.
 //
 //   npm run bench:engine-vs -- --baseline ../fairdice-base [--rounds 7] [--slice-ms 200] [--json]
@@ -18,10 +18,10 @@ import { interleave, type MicroContender } from './bench/micro.js';
 import { median, ratioOfRounds, spread } from './bench/stats.js';
 
 /**
- * Formulas the first edition could write: a signed sum of dice terms and integers, with kh/kl/k,
- * dh/dl, adv/dis, !, !p, r/ro with a compare point, x K, and a trailing tag.
+ * Plain sums, what the language could write before it grew: a signed sum of dice terms and
+ * integers, with kh/kl/k, dh/dl, adv/dis, !, !p, r/ro with a compare point, x K, and a trailing tag.
  */
-export const FIRST_EDITION_FORMULAS = [
+export const PLAIN_SUM_FORMULAS = [
   '1d20',
   '1d20+5',
   '2d6+1d4+3',
@@ -166,7 +166,7 @@ async function main(): Promise<void> {
   for (const [name, value] of Object.entries({ rounds, sliceMs, warmupMs })) {
     if (!Number.isInteger(value) || value < 1) throw new Error(`${name} takes a positive integer`);
   }
-  const formulas = values.formulas?.split(';').map((f) => f.trim()) ?? FIRST_EDITION_FORMULAS;
+  const formulas = values.formulas?.split(';').map((f) => f.trim()) ?? PLAIN_SUM_FORMULAS;
 
   const current = await loadBuild(resolve(import.meta.dirname, '..'));
   const baseline = values.baseline === undefined ? undefined : await loadBuild(values.baseline);

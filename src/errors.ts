@@ -52,8 +52,8 @@ export const ERROR_CODES = {
 export type ApiErrorCode = keyof typeof ERROR_CODES;
 
 /**
- * Codes with a body schema of their own in the document: only the operations that list them in
- * `refuses` (src/api/operations.ts) answer them, so their status's schema leaves them out and
+ * Codes with a body schema of their own in the document: only the operations whose `errors`
+ * (src/api/operations.ts) list them answer them, so their status's schema leaves them out and
  * those operations document both.
  */
 export const CODE_SCHEMAS: Partial<Record<ApiErrorCode, { schema: string; description: string }>> = {

@@ -64,7 +64,7 @@ export const LIMITS = {
   /** Custom dice `d{...}`: faces listed, and each face's absolute value. */
   facesMax: 100,
   faceMaxAbs: 1_000_000,
-  /** Second edition: terms (dice terms and numbers) per formula or bonus, items per group, bracket depth. */
+  /** Arithmetic and groups: terms (dice terms and numbers) per formula or bonus, items per group, bracket depth. */
   termsMax: 100,
   groupItemsMax: 20,
   nestingMax: 16,

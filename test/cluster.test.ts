@@ -7,12 +7,7 @@ import { REDIS_CONNECTION_NAME, REDIS_KEY_PREFIX } from '../src/http/rate-limit-
 import { FORCED_EXIT_CODE } from '../src/shutdown.js';
 import { freePort, get, holdRoll, tryConnect } from './support/http.js';
 import { describeWithRedis, type RedisServer, startRedis } from './support/redis.js';
-import {
-  killServer,
-  type ProcessLogLine,
-  type ServerProcess,
-  startServer,
-} from './support/server-process.js';
+import { killServer, type ServerProcess, said, startServer } from './support/server-process.js';
 import { until } from './support/wait.js';
 
 // A test here starts up to four processes (the primary, two workers, a replacement), each loading
@@ -22,8 +17,6 @@ import { until } from './support/wait.js';
 vi.setConfig({ testTimeout: 120_000 });
 
 const RATE_LIMIT_KEY = `${REDIS_KEY_PREFIX}127.0.0.1`;
-
-const said = (message: string) => (line: ProcessLogLine) => line.msg === message;
 
 describe('WORKERS without Redis', () => {
   it('refuses WORKERS=2 without REDIS_URL with one clear line and exit code 1', async () => {

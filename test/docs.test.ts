@@ -7,6 +7,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { FormulaError, parseFormula } from '../src/index.js';
+import { tableColumn } from './support/markdown.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DOCS = join(ROOT, 'docs');
@@ -150,33 +151,9 @@ describe('docs/operations.md', () => {
 });
 
 describe('docs/language.md examples', () => {
-  /** Backticked spans of the cells under each header called `column`, in every table. */
-  function column(markdown: string, name: string): string[] {
-    const spans: string[] = [];
-    let index = -1;
-    for (const line of markdown.split('\n')) {
-      if (!line.startsWith('|')) {
-        index = -1;
-        continue;
-      }
-      const cells = line
-        .split('|')
-        .slice(1, -1)
-        .map((cell) => cell.trim());
-      if (index === -1) {
-        index = cells.indexOf(name);
-        if (index === -1) index = -2; // a table without that column
-        continue;
-      }
-      if (index < 0 || /^-+$/.test(cells[index] ?? '')) continue;
-      spans.push(...[...(cells[index] ?? '').matchAll(/`([^`]+)`/g)].map((m) => m[1] as string));
-    }
-    return spans;
-  }
-
   const language = read(join(DOCS, 'language.md'));
-  const examples = column(language, 'example');
-  const refused = column(language, 'refused');
+  const examples = tableColumn(language, 'example');
+  const refused = tableColumn(language, 'refused');
 
   it('finds the examples (the check is not vacuous)', () => {
     expect(examples.length).toBeGreaterThanOrEqual(25);

@@ -114,15 +114,15 @@ export const ENGINE_FORMULAS: ReadonlyArray<{ name: string; formula: string; pee
   { name: '4d6kh3', formula: '4d6kh3+2' },
   { name: '999d6', formula: '999d6' },
   { name: '10d10p', formula: '10d10!p' },
-  // Second edition, part A.
+  // Success pools, Fate dice, compounding, clamps.
   { name: 'pool', formula: '6d10>=8f1', peer: '6d10>=8f=1' },
   { name: 'fate', formula: '4dF' },
   { name: 'compound', formula: '3d6!!' },
   { name: 'clamp', formula: '2d6min3' },
-  // Second edition, part B.
+  // Arithmetic and groups.
   { name: 'crit', formula: '(1d8+4)*2' },
   { name: 'trait', formula: '{1d8!,1d6!}kh1' },
-  // Second edition, part C.
+  // Several keeps, dice as a divisor, matching sets.
   { name: 'keepdrop', formula: '4d10dh1dl2' },
   { name: 'dicediv', formula: '2d10/d20', peer: '2d10/1d20' },
   // rpg-dice-roller has no matching sets: its side throws the same dice.

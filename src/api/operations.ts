@@ -93,8 +93,6 @@ export interface Operation<
    * and no serialisation. tRPC still calls `run`.
    */
   runJson?(input: I extends z.ZodType ? z.output<I> : undefined, ctx: DiceContext): Promise<string>;
-  /** 400 codes with a body schema of their own (src/errors.ts CODE_SCHEMAS) this operation may answer. */
-  refuses?: readonly ApiErrorCode[];
 }
 
 /** An entry of the table, with its input and output types inferred. */
@@ -288,7 +286,6 @@ export const OPERATIONS = {
     summary: 'Exact probabilities of a formula, from the query string',
     description: `${statsDescription} Answers carry an ETag and public caching; If-None-Match gives 304.`,
     errors: STATS_QUERY_ERRORS,
-    refuses: ['too_complex'],
     run: (input, ctx) => ctx.stats.distribution(input, ctx.statsMeter),
     runJson: (input, ctx) => ctx.stats.json(input, ctx.statsMeter),
     cache: { etag: (input, ctx) => ctx.stats.etag(input), maxAgeSeconds: STATS_MAX_AGE_SECONDS },
@@ -304,7 +301,6 @@ export const OPERATIONS = {
     summary: 'Exact probabilities of a formula with bonuses and tags',
     description: `${statsDescription} Takes a full RollRequest plus an optional depth.`,
     errors: STATS_ERRORS,
-    refuses: ['too_complex'],
     run: (input, ctx) => ctx.stats.distribution(input, ctx.statsMeter),
     runJson: (input, ctx) => ctx.stats.json(input, ctx.statsMeter),
   }),

@@ -56,6 +56,11 @@ export interface StatsServiceOptions {
   costBudget?: number | undefined;
   /** Computations waiting for a worker at most; past it, 503 unavailable (default 64). */
   queueMax?: number | undefined;
+  /**
+   * The worker script, a module whose default export takes a StatsTask and answers a
+   * StatsOutcome (default the compiled src/api/stats-worker.ts).
+   */
+  workerFile?: string | undefined;
 }
 
 /** piscina's rejection when its queue is at maxQueue (it has no error code). */
@@ -88,6 +93,7 @@ export class StatsService {
   private readonly timeoutMs: number;
   private readonly queueWaitMs: number;
   private readonly queueMax: number;
+  private readonly workerFile: string | undefined;
 
   constructor(options: StatsServiceOptions = {}) {
     this.threads = options.threads ?? 1;
@@ -100,11 +106,12 @@ export class StatsService {
     this.timeoutMs = options.timeoutMs ?? LIMITS.statsTimeoutMs;
     this.queueWaitMs = options.queueWaitMs ?? LIMITS.statsQueueWaitMs;
     this.options = { dicePerRoll: options.dicePerRoll, costBudget: options.costBudget };
+    this.workerFile = options.workerFile;
   }
 
   private get pool(): Piscina<StatsTask, StatsOutcome> {
     this.poolInstance ??= new Piscina<StatsTask, StatsOutcome>({
-      filename: workerFile(),
+      filename: this.workerFile ?? workerFile(),
       // Kept at full strength once started: with fewer, piscina does not replace a thread it
       // stopped at the time limit while other computations wait, and they would wait in vain.
       minThreads: this.threads,

@@ -11,7 +11,7 @@ import { fromTrpcError } from '../api/trpc.js';
 import { DiceError, MESSAGES, RequestError, unexpectedError } from '../errors.js';
 import { isTrpcUrl, retryAfterOf, trpcErrorBodyOf } from './trpc-errors.js';
 
-/** What the rate limiter throws for a 429 (its errorResponseBuilder result). */
+/** The 429 of a request over the rate limit (src/http/rate-limit.ts), answered in the envelope. */
 export const rateLimitedError = (): DiceError => new DiceError('rate_limited', MESSAGES.rateLimited);
 
 const FASTIFY_MESSAGES: Readonly<Record<string, string>> = {

@@ -2,8 +2,6 @@
 // docs/language.md). What comes back is declared once, as the zod schemas of
 // @fairdice/client/schemas: the roller's output types are theirs, re-exported here.
 
-import type { AdvantageState } from '@fairdice/client/types';
-
 export type {
   AdvantageState,
   DieGroup,

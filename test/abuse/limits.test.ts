@@ -18,7 +18,7 @@ import { until } from '../support/wait.js';
 
 /** Every die lands on 1: `r<N` rerolls it every time, to the reroll cap. */
 const ones = { die: () => 1 };
-/** The worst formula of the first edition: 1000 dice, each rerolled 100 times. */
+/** The worst plain sum: 1000 dice, each rerolled 100 times. */
 const WORST = '1000d4294967296r<4294967295';
 /** The largest roll of that kind under the default budget: 49 dice x 101 throws = 4,949 throws. */
 const WORST_UNDER_BUDGET = '49d4294967296r<4294967295';

@@ -8,15 +8,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FORCED_EXIT_CODE } from '../../src/shutdown.js';
 import { type Answer, freePort, get, holdRoll } from '../support/http.js';
 import { describeWithRedis, type RedisServer, startRedis } from '../support/redis.js';
-import {
-  killServer,
-  type ProcessLogLine,
-  type ServerProcess,
-  startServer,
-} from '../support/server-process.js';
+import { killServer, type ServerProcess, said, startServer } from '../support/server-process.js';
 import { sleep, until } from '../support/wait.js';
 
-const said = (message: string) => (line: ProcessLogLine) => line.msg === message;
 const REDIS_CONNECTED = 'Redis connected: rate limits are shared by every instance';
 const REDIS_FALLBACK = 'Redis unavailable: rate limits are counted per instance until it is back';
 

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { StatsService } from '../../src/api/stats-service.js';
 import { distribution } from '../../src/stats/distribution.js';
+import { HELD_WORKER, heldComputations } from '../support/stats.js';
 
 // The pool runs dist/api/stats-worker.js (npm test builds first).
 const service = new StatsService({ threads: 1 });
@@ -120,9 +121,18 @@ describe('the time limit counts only the computation', () => {
 
   it('a computation that waited longer than the queue wait for a worker is 503 unavailable, never too_complex', async () => {
     const { StatsBusyError } = await import('../../src/errors.js');
-    const waiting = new StatsService({ threads: 1, queueWaitMs: 100 });
+    // The computation under way is held in its worker until the test releases it, so the one
+    // behind it waits past the queue wait however fast or loaded the machine; the time limit is
+    // far away, so only the queue wait can end anything here.
+    const held = heldComputations();
+    const waiting = new StatsService({
+      threads: 1,
+      queueWaitMs: 1_000,
+      timeoutMs: 600_000,
+      workerFile: HELD_WORKER,
+    });
     try {
-      // The thread started (its start may take longer than the wait), so that the long one is
+      // The thread started (its start may take longer than the wait), so that the held one is
       // under way at once.
       for (let tries = 0; tries < 50; tries++) {
         if (
@@ -133,20 +143,22 @@ describe('the time limit counts only the computation', () => {
         )
           break;
       }
-      const long = waiting.json(LONG);
-      const cheap = waiting.json({ formula: '3d6!+7' });
-      const refused = await cheap.then(
+      const long = waiting.json({ formula: '2d6', tags: ['hold'] });
+      await held.holding();
+      const refused = await waiting.json({ formula: '3d6!+7' }).then(
         () => undefined,
         (error: unknown) => error,
       );
       expect(refused).toBeInstanceOf(StatsBusyError);
       expect(refused).toMatchObject({ code: 'unavailable', status: 503, retryAfterSeconds: 1 });
       expect((refused as Error).message).toMatch(/stayed busy for as long as a computation may wait/);
-      // The long one, already under way, is not cut short by the queue wait.
-      expect(JSON.parse(await long).listing).toBe('probabilities');
+      // The held one, under way longer than the queue wait, is not cut short by it.
+      held.release();
+      expect(JSON.parse(await long)).toEqual(distribution({ formula: '2d6', tags: ['hold'] }));
       // Nothing was cached for the refused one: asked again, it is computed.
       expect(JSON.parse(await waiting.json({ formula: '3d6!+7' })).formula).toBe('3d6!+7');
     } finally {
+      held.close();
       await waiting.close();
     }
   }, 30_000);

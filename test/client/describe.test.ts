@@ -17,33 +17,13 @@ import type { RollResponse } from '../../packages/client/src/types.js';
 import { defaultConfig } from '../../src/config.js';
 import { buildApp } from '../../src/http/app.js';
 import { DiceError, type RollRequest, roll } from '../../src/index.js';
+import { tableColumn } from '../support/markdown.js';
 import { readRollText } from '../support/roll-text.js';
 import { scripted } from '../support/sources.js';
 
 /** The backticked spans of the `example` column of every table of docs/language.md. */
-function languageExamples(): string[] {
-  const markdown = readFileSync(new URL('../../docs/language.md', import.meta.url), 'utf8');
-  const spans: string[] = [];
-  let index = -1;
-  for (const line of markdown.split('\n')) {
-    if (!line.startsWith('|')) {
-      index = -1;
-      continue;
-    }
-    const cells = line
-      .split('|')
-      .slice(1, -1)
-      .map((cell) => cell.trim());
-    if (index === -1) {
-      index = cells.indexOf('example');
-      if (index === -1) index = -2;
-      continue;
-    }
-    if (index < 0 || /^-+$/.test(cells[index] ?? '')) continue;
-    spans.push(...[...(cells[index] ?? '').matchAll(/`([^`]+)`/g)].map((m) => m[1] as string));
-  }
-  return spans;
-}
+const languageExamples = (): string[] =>
+  tableColumn(readFileSync(new URL('../../docs/language.md', import.meta.url), 'utf8'), 'example');
 
 /** Every claim the text form makes holds: its numbers give the total, its counts match its marks. */
 function expectReadable(description: RollDescription, text = description.text): void {

@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ENGINE_FORMULAS } from '../../scripts/bench/workloads.js';
-import { FIRST_EDITION_FORMULAS } from '../../scripts/bench-engine-vs.js';
+import { PLAIN_SUM_FORMULAS } from '../../scripts/bench-engine-vs.js';
 import type { FormulaNode } from '../../src/formula/ast.js';
 import { parse } from '../../src/formula/generated/parser.js';
 import { parseFormula, parseFragment } from '../../src/formula/parse.js';
@@ -265,7 +265,7 @@ describe('scanFormula agrees with the generated parser', () => {
 
 describe('scanFormula takes the formulas the speed figures are measured on', () => {
   it('every plain sum of bench:engine-vs, with the parser tree', () => {
-    for (const formula of FIRST_EDITION_FORMULAS) {
+    for (const formula of PLAIN_SUM_FORMULAS) {
       const scanned = scanFormula(formula, 'Formula');
       expect(scanned, formula).toBeDefined();
       expect(JSON.stringify(scanned)).toBe(parserTree(formula, 'Formula'));

@@ -10,7 +10,7 @@ import { LIMITS } from '../../src/limits.js';
 import { LANGUAGE_URI, NOTATION } from '../../src/mcp/markers.js';
 import { listen, makeApp } from '../support/app.js';
 import { send } from '../support/http.js';
-import { ALL_TOOLS } from '../support/mcp-tables.js';
+import { ALL_TOOLS, envelopeOf, textOf } from '../support/mcp-tables.js';
 import { scripted } from '../support/sources.js';
 
 const clients: Client[] = [];
@@ -24,16 +24,6 @@ async function connect(base: string): Promise<Client> {
   clients.push(client);
   return client;
 }
-
-const textOf = (result: CallToolResult): string => {
-  const [first] = result.content;
-  if (first?.type !== 'text') throw new Error('expected one text content item');
-  return first.text;
-};
-
-/** The envelope on the last line of an error result's text. */
-const envelopeOf = (result: CallToolResult) =>
-  JSON.parse(textOf(result).split('\n').at(-1) ?? '') as { error: { code: string; message: string } };
 
 describe('MCP over Streamable HTTP at /mcp', () => {
   let app: FastifyInstance;

@@ -11,7 +11,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LANGUAGE_URI } from '../../src/mcp/markers.js';
-import { ALL_TOOLS } from '../support/mcp-tables.js';
+import { ALL_TOOLS, textOf } from '../support/mcp-tables.js';
 
 /** The command's tables, receipts and key go to a directory of the test's, never the user's. */
 const tempDir = () => mkdtempSync(join(tmpdir(), 'fairdice-stdio-'));
@@ -20,12 +20,6 @@ const cliJs = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   bin: Record<string, string>;
   files: string[];
-};
-
-const textOf = (result: CallToolResult): string => {
-  const [first] = result.content;
-  if (first?.type !== 'text') throw new Error('expected one text content item');
-  return first.text;
 };
 
 describe('npx fairdice mcp: the stdio server', () => {

@@ -14,7 +14,7 @@ import { MESSAGES } from '../../src/errors.js';
 import { TOOL_MARKERS } from '../../src/mcp/markers.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { type MarkerTable, toolJsonSchema, toolsOf } from '../../src/mcp/tools.js';
-import { ALL_TOOLS } from '../support/mcp-tables.js';
+import { ALL_TOOLS, textOf } from '../support/mcp-tables.js';
 import { entry } from '../support/operations.js';
 import { maxSource } from '../support/sources.js';
 
@@ -34,8 +34,6 @@ const measuring = (seen: unknown[]) => (input: unknown) => {
   const { word } = input as { word: string };
   return { word, length: word.length };
 };
-
-const textOf = (result: CallToolResult): string => (result.content[0] as { text: string }).text;
 
 const OPERATION_CONTEXT = {
   log: { warn() {} },

@@ -96,7 +96,7 @@ describe('playground', () => {
     expect(line.match(/\(\d/g)).toHaveLength(1);
   });
 
-  it('shows the second-edition forms: successes, failures, clamps, compounding, crit ranges', async () => {
+  it('shows success pools, clamps, compounding and crit ranges', async () => {
     const pool = await playground('6d10>=8f1', '--json');
     const group = JSON.parse(pool.stdout).roll.dice[0];
     expect(group.successes).toBeGreaterThanOrEqual(0);
@@ -119,7 +119,7 @@ describe('playground', () => {
     expect(penetrated).toMatch(/!\+2↓1/);
   });
 
-  it('shows the Part C forms: unique, matching sets, !!p, powers, remainders, computed counts', async () => {
+  it('shows unique dice, matching sets, !!p, powers, remainders, several keeps and computed counts', async () => {
     const text = (await playground('6d6mu+1d20^2%7+(4-2)d10!!p+4d10dh1dl2')).stdout;
     expect(text).toMatch(/list sets of at least 2 matching dice/);
     expect(text).toMatch(/unique/);

@@ -17,6 +17,12 @@ export interface ProcessLogLine {
   [key: string]: unknown;
 }
 
+/** Matches a log line whose message is exactly `message` (for `waitForLine` and filters). */
+export const said =
+  (message: string) =>
+  (line: ProcessLogLine): boolean =>
+    line.msg === message;
+
 export interface ServerProcess {
   readonly child: ChildProcess;
   /** Every JSON line printed on stdout so far. */

@@ -31,7 +31,7 @@ const dieGroupExample = {
   naturalLow: false,
 } as const;
 
-/** Examples of the optional DieGroup fields, each from a real response (test/api/schemas-examples.test.ts). */
+/** Examples of the optional DieGroup fields, each from a real response (test/client/shapes/roll.test.ts). */
 export const DIE_GROUP_FIELD_EXAMPLES = {
   /** `2d6ro1` thrown 1, 5, 6: die 0's 1 was rerolled into a 5. */
   throws: [
@@ -154,7 +154,7 @@ export interface DieGroup extends z.output<typeof dieGroup> {}
 export const DieGroupSchema: z.ZodType<DieGroup, DieGroup> = dieGroup;
 
 /**
- * A real `expression` (test/api/schemas-examples.test.ts): `{1d8!, 1d6!}kh1[trait]+floor((2d6+3)/2)`
+ * A real `expression` (test/client/shapes/roll.test.ts): `{1d8!, 1d6!}kh1[trait]+floor((2d6+3)/2)`
  * thrown 8, 3 (the d8 exploded), 4, then 5 and 6.
  */
 export const EXPRESSION_EXAMPLE = {

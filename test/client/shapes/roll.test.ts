@@ -1,10 +1,13 @@
-// The examples of the optional DieGroup fields in the OpenAPI document come from real responses,
-// and every second-edition response passes the response schema (strict: no undocumented field).
+// The roll's shape (packages/client/src/shapes/roll.ts): the examples of the optional DieGroup
+// fields in the OpenAPI document come from real responses, and a response of every form that
+// adds a field (success pools, custom dice, clamps, crit ranges, labels, compounding, unique
+// dice, matching sets, arithmetic, several keeps, computed counts) passes the response schema
+// (strict: no undocumented field).
 
 import { DIE_GROUP_FIELD_EXAMPLES, EXPRESSION_EXAMPLE, RollResponseSchema } from '@fairdice/client/schemas';
 import { describe, expect, it } from 'vitest';
-import { roll } from '../../src/index.js';
-import { scripted } from '../support/sources.js';
+import { roll } from '../../../src/index.js';
+import { scripted } from '../../support/sources.js';
 
 const rolled = (formula: string, faces: number[]) => roll({ formula }, { random: scripted(faces) });
 

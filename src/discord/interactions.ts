@@ -117,14 +117,18 @@ const userKey = (id: string) => `discord-user:${id}`;
 /** A channel's key in the store's channel-to-table mapping, and in the budget of table operations. */
 const channelKey = (id: string) => `discord:${id}`;
 
+/** The Discord user who sent `interaction`: a server member's user, or in a DM the user. */
+const userIdOf = (interaction: Interaction): string | undefined =>
+  interaction.member?.user.id ?? interaction.user?.id;
+
 /** The key of the Discord user who sent `interaction` (their budgets and turns), if Discord says. */
 export function userKeyOf(interaction: Interaction): string | undefined {
-  const user = interaction.member?.user.id ?? interaction.user?.id;
+  const user = userIdOf(interaction);
   return user === undefined ? undefined : userKey(user);
 }
 
 function askerOf(interaction: Interaction): Asker | undefined {
-  const user = interaction.member?.user.id ?? interaction.user?.id;
+  const user = userIdOf(interaction);
   if (user === undefined) return undefined;
   return { user, key: userKey(user), channel: interaction.channel?.id ?? interaction.channel_id };
 }

@@ -13,7 +13,15 @@ import { LIMITS } from './limits.js';
 export const ERROR_STATUSES = {
   400: { schema: 'BadRequestError', description: 'The request or the formula was rejected' },
   404: { schema: 'NotFoundError', description: 'No such path, table or stored receipt' },
-  409: { schema: 'ConflictError', description: 'The table holds its maximum of entries' },
+  409: {
+    schema: 'ConflictError',
+    description:
+      'The table holds its maximum of entries, or another request with this Idempotency-Key is still being answered',
+  },
+  422: {
+    schema: 'UnprocessableError',
+    description: 'This Idempotency-Key was already used for another request (docs/api.md#idempotency)',
+  },
   413: {
     schema: 'PayloadTooLargeError',
     description: `The request body is larger than the limit (${LIMITS.bodyBytes} bytes by default)`,
@@ -41,7 +49,9 @@ export const ERROR_CODES = {
   too_complex: 400,
   not_found: 404,
   table_full: 409,
+  idempotency_key_in_use: 409,
   payload_too_large: 413,
+  idempotency_key_reused: 422,
   rate_limited: 429,
   too_many_tables: 429,
   too_many_streams: 429,
@@ -114,6 +124,10 @@ export const MESSAGES = {
   tooManyStreams: (limit: number) =>
     `This address already holds ${limit} open event streams, the most allowed; close one first.`,
   unavailable: 'The table and receipt store is unavailable; plain rolls still work. Try again shortly.',
+  idempotencyKeyReused:
+    'This Idempotency-Key was already used for a different request; send a new key for a new roll.',
+  idempotencyKeyInUse:
+    'Another request with this Idempotency-Key is still being answered; send it again shortly to get its answer.',
 } as const;
 
 /** The body of every error response: `{"error":{"code","message"}}`. */

@@ -1,46 +1,24 @@
 // fairdice's library entry: parse a formula, count its dice, roll it, and compute the exact
 // distribution of its total. Pure: no HTTP, no tRPC.
 
-export type { ChainResult, VerifyResult } from '@fairdice/client/verify';
+export type { ChainResult, HeadComparison, VerifyResult } from '@fairdice/client/verify';
 export {
   canonicalJson,
+  commitmentOf,
+  compareHeads,
+  entryMatchesHead,
   GENESIS_PREV,
   jwkThumbprint,
   receiptHash,
   verifyChain,
+  verifyEntry,
+  verifyHead,
   verifyReceipt,
+  verifyReveal,
 } from '@fairdice/client/verify';
 export * from './errors.js';
-export type {
-  AdvantageModifier,
-  CallNode,
-  ClampModifier,
-  CompareOperator,
-  ComparePoint,
-  CriticalModifier,
-  DiceModifier,
-  DiceNode,
-  DropModifier,
-  ExplodeModifier,
-  ExpressionNode,
-  FailureModifier,
-  FlatNode,
-  FormulaNode,
-  FunctionName,
-  GroupModifier,
-  GroupNode,
-  KeepModifier,
-  LabelNode,
-  MultiplyModifier,
-  NegateNode,
-  ProductNode,
-  RerollModifier,
-  Sign,
-  SuccessModifier,
-  SumNode,
-  TagNode,
-  TermNode,
-} from './formula/ast.js';
+// Every node of the syntax tree, so that a union such as DiceModifier names no type left out.
+export type * from './formula/ast.js';
 export type { ParseCacheOptions } from './formula/cache.js';
 export { ParseCache, parseCache } from './formula/cache.js';
 export type { Deprecation, GroupPlan, PreparedRoll, PrepareOptions } from './formula/index.js';

@@ -13,6 +13,17 @@ export const LIMITS = {
   tagsPerRoll: 20,
   tagMinLength: 1,
   tagMaxLength: 32,
+  /** Characters in a roll's `by` (who rolls) and `note` (what for): docs/trust.md#who-and-why. */
+  byMinLength: 1,
+  byMaxLength: 32,
+  noteMinLength: 1,
+  noteMaxLength: 200,
+  /** Characters in an Idempotency-Key, and how long one is kept (docs/api.md#idempotency). */
+  idempotencyKeyMinLength: 1,
+  idempotencyKeyMaxLength: 255,
+  idempotencyKeyTtlMs: 86_400_000,
+  /** How long a request waits for another one with its Idempotency-Key to be answered. */
+  idempotencyWaitMs: 10_000,
   /** Rolls in one POST /v1/roll/batch. */
   rollsPerBatchMin: 1,
   rollsPerBatch: 20,

@@ -7,7 +7,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { FormulaError, parseFormula } from '../src/index.js';
-import { tableColumn } from './support/markdown.js';
+import { headingsOf, tableColumn } from './support/markdown.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DOCS = join(ROOT, 'docs');
@@ -30,20 +30,8 @@ function walk(dir: string): string[] {
   });
 }
 
-/** GitHub's heading anchors: lowercase, punctuation dropped, spaces to hyphens. */
-function anchorsOf(markdown: string): Set<string> {
-  const headings = markdown.replace(/```[\s\S]*?```/g, '').match(/^#{1,6} .+$/gm) ?? [];
-  return new Set(
-    headings.map((heading) =>
-      heading
-        .replace(/^#+ /, '')
-        .trim()
-        .toLowerCase()
-        .replace(/[^\p{L}\p{N} _-]/gu, '')
-        .replace(/ /g, '-'),
-    ),
-  );
-}
+/** GitHub's heading anchors of a document (test/support/markdown.ts). */
+const anchorsOf = (markdown: string): Set<string> => headingsOf(markdown).anchors;
 
 /** Relative links `[text](target)` outside code blocks and code spans. */
 function linksOf(markdown: string): string[] {

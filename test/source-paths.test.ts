@@ -24,6 +24,7 @@ import { dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { headingsOf } from './support/markdown.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const TOP_FOLDERS = ['src', 'test', 'scripts', 'docs', 'page', 'packages', 'grammar', 'examples'];
@@ -132,20 +133,6 @@ function pathsIn(text: string): PathCitation[] {
       },
     ];
   });
-}
-
-/** GitHub's heading anchors (as test/docs.test.ts computes them), and the headings' own text. */
-function headingsOf(markdown: string): { anchors: Set<string>; titles: Set<string> } {
-  const titles = (markdown.replace(/```[\s\S]*?```/g, '').match(/^#{1,6} .+$/gm) ?? []).map((line) =>
-    line.replace(/^#+ /, '').trim(),
-  );
-  const anchors = titles.map((title) =>
-    title
-      .toLowerCase()
-      .replace(/[^\p{L}\p{N} _-]/gu, '')
-      .replace(/ /g, '-'),
-  );
-  return { anchors: new Set(anchors), titles: new Set(titles.map((title) => title.replace(/`/g, ''))) };
 }
 
 /** What is wrong with one citation, or undefined. */

@@ -42,6 +42,11 @@ export interface DiceContext {
   statsMeter?: StatsMeter | undefined;
   /** Receipts and tables (docs/trust.md): the signing key and the store; absent, they answer 503. */
   trust?: Trust | undefined;
+  /**
+   * Who is asking, as the budgets count them (the rate limit's key: an address, or a Discord
+   * user): the scope of an Idempotency-Key (docs/api.md#idempotency).
+   */
+  caller?: string | undefined;
   /** The client address (as TRUST_PROXY decides), which table creations count against. */
   address?: string | undefined;
 }

@@ -8,6 +8,7 @@ import type { ApiErrorCode } from '../errors.js';
 import { LIMITS } from '../limits.js';
 import { VERSION } from '../version.js';
 import type { DiceContext } from './context.js';
+import { idempotent } from './idempotency.js';
 import {
   BatchRollRequestSchema,
   BatchRollResponseSchema,
@@ -93,6 +94,13 @@ export interface Operation<
    * and no serialisation. tRPC still calls `run`.
    */
   runJson?(input: I extends z.ZodType ? z.output<I> : undefined, ctx: DiceContext): Promise<string>;
+  /**
+   * Request headers the REST route reads into the input, by lower-case header name: the input
+   * field each fills (tRPC and MCP callers give the field itself).
+   */
+  headerInputs?: Readonly<Record<string, string>>;
+  /** The REST body of an answer, when it differs from the tRPC one (a field said as a header instead). */
+  restBody?(output: z.output<O>): unknown;
 }
 
 /** An entry of the table, with its input and output types inferred. */
@@ -113,13 +121,29 @@ const QUERY_ROLL_ERRORS = [
   'unavailable',
   ...ANY_REQUEST,
 ] as const satisfies readonly ApiErrorCode[];
-/** A roll from a body, which may also name a table: unknown or full (docs/trust.md). */
+/**
+ * A roll from a body, which may also name a table: unknown or full (docs/trust.md), and carry an
+ * Idempotency-Key: used for another request, or held by one still being answered.
+ */
 const SIGNED_ROLL_ERRORS = [
   ...QUERY_ROLL_ERRORS,
   'payload_too_large',
   'not_found',
   'table_full',
+  'idempotency_key_in_use',
+  'idempotency_key_reused',
 ] as const satisfies readonly ApiErrorCode[];
+
+/** The Idempotency-Key header, read into the `idempotencyKey` input (docs/api.md#idempotency). */
+const IDEMPOTENCY_HEADER = { 'idempotency-key': 'idempotencyKey' } as const;
+
+/** A replay says so in a REST header, and answers the first body unchanged. */
+const replayHeaders = (output: { replayed?: true | undefined }): Record<string, string> =>
+  output.replayed === true ? { 'idempotent-replayed': 'true' } : {};
+const withoutReplayed = <T extends { replayed?: true | undefined }>(output: T) => {
+  const { replayed: _replayed, ...first } = output;
+  return first;
+};
 const STORE_READ_ERRORS = [
   'invalid_request',
   'not_found',
@@ -175,9 +199,15 @@ export const OPERATIONS = {
     summary: 'Roll a formula with bonuses and tags',
     description:
       'Rolls a full RollRequest: formula, advantage, bonuses and the tags the formula may end with. ' +
-      '`"receipt": true` adds a signed receipt; `"table": "<id>"` signs the roll and appends it to that table (docs/trust.md).',
+      '`"receipt": true` adds a signed receipt; `"table": "<id>"` signs the roll and appends it to that table (docs/trust.md); ' +
+      '`by` and `note` say who rolls and why, signed into the receipt. With an `Idempotency-Key` header, the same key and request ' +
+      'within 24 hours answers the first answer again, with `Idempotent-Replayed: true` (docs/api.md#idempotency).',
     errors: SIGNED_ROLL_ERRORS,
-    run: rollOneMaybeSigned,
+    headerInputs: IDEMPOTENCY_HEADER,
+    headers: replayHeaders,
+    restBody: withoutReplayed,
+    run: (input, ctx) =>
+      idempotent('rollWith', input.idempotencyKey, input, ctx, () => rollOneMaybeSigned(input, ctx)),
   }),
 
   batch: operation({
@@ -188,9 +218,13 @@ export const OPERATIONS = {
     output: BatchRollResponseSchema,
     tags: ['dice'],
     summary: 'Roll several formulas at once',
-    description: `Rolls up to ${LIMITS.rollsPerBatch} requests in order. The dice of all rolls count against one batch budget (${LIMITS.dicePerBatch} by default); over it the whole batch is refused with too_many_dice.`,
+    description: `Rolls up to ${LIMITS.rollsPerBatch} requests in order. The dice of all rolls count against one batch budget (${LIMITS.dicePerBatch} by default); over it the whole batch is refused with too_many_dice. An \`Idempotency-Key\` header answers a repeated batch as POST /v1/roll does (docs/api.md#idempotency).`,
     errors: SIGNED_ROLL_ERRORS,
-    run: (input, ctx) => rollBatchMaybeSigned(input.rolls, ctx),
+    headerInputs: IDEMPOTENCY_HEADER,
+    headers: replayHeaders,
+    restBody: withoutReplayed,
+    run: (input, ctx) =>
+      idempotent('batch', input.idempotencyKey, input, ctx, () => rollBatchMaybeSigned(input.rolls, ctx)),
   }),
 
   createTable: operation({

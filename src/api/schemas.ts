@@ -69,7 +69,33 @@ const TagSchema = z
   .regex(TAG_PATTERN, { error: 'must be lowercase letters a to z only.' })
   .meta({ description: 'A word the formula may end with.', example: 'fire' });
 
-export const RollRequestSchema = z
+/** Text a person wrote (`by`, `note`): no control characters, which no listing could show. */
+const labelText = (min: number, max: number, description: string, example: string) =>
+  z
+    .string()
+    .min(min)
+    .max(max)
+    // Read by the invalid_request message: "by must not contain control characters (...)".
+    .regex(/^\P{Cc}*$/u, { error: 'must not contain control characters (line breaks, tabs).' })
+    .meta({ description, example });
+
+/**
+ * An Idempotency-Key: 1 to 255 visible ASCII characters (docs/api.md#idempotency). REST takes it
+ * as the `Idempotency-Key` header, tRPC and MCP as this input.
+ */
+export const IdempotencyKeySchema = z
+  .string()
+  .min(LIMITS.idempotencyKeyMinLength)
+  .max(LIMITS.idempotencyKeyMaxLength)
+  .regex(/^[\x21-\x7e]*$/, { error: 'must be visible ASCII characters only (no spaces).' })
+  .meta({
+    description:
+      'A key new for each roll the caller means (a UUID, say): the same key with the same request from the same caller within 24 hours answers the first answer again instead of rolling; with another request it is refused with idempotency_key_reused (docs/api.md#idempotency). Over REST: the `Idempotency-Key` header.',
+    example: '7f1d2c3e-roll-1',
+  });
+
+/** One roll of a batch: a RollRequest without its own idempotency key (the batch has one). */
+export const RollItemSchema = z
   .strictObject({
     formula: formulaText(),
     advantage: AdvantageStateSchema.optional(),
@@ -89,12 +115,32 @@ export const RollRequestSchema = z
     table: TableIdSchema.optional().meta({
       description: "Roll at this table: always signed, appended to the table's log.",
     }),
+    by: labelText(
+      LIMITS.byMinLength,
+      LIMITS.byMaxLength,
+      `Who rolls: a display name of ${LIMITS.byMinLength} to ${LIMITS.byMaxLength} characters, signed into the receipt and shown in a table's log. It labels this roll only.`,
+      'Mira',
+    ).optional(),
+    note: labelText(
+      LIMITS.noteMinLength,
+      LIMITS.noteMaxLength,
+      `What the roll is for: ${LIMITS.noteMinLength} to ${LIMITS.noteMaxLength} characters, signed into the receipt and shown in a table's log.`,
+      'attack on the ogre',
+    ).optional(),
   })
   .meta({
-    id: 'RollRequest',
-    description: 'One roll: a formula, optionally with advantage, bonuses and allowed tags.',
-    example: { formula: '1d8+3 fire', advantage: 'normal', bonuses: [2, '1d4'], tags: ['fire'] },
+    id: 'BatchRollItem',
+    description: 'One roll of a batch: a RollRequest without an idempotencyKey (the batch has one).',
+    example: { formula: '1d20+5', by: 'Mira', note: 'attack on the ogre' },
   });
+
+export const RollRequestSchema = RollItemSchema.extend({
+  idempotencyKey: IdempotencyKeySchema.optional(),
+}).meta({
+  id: 'RollRequest',
+  description: 'One roll: a formula, optionally with advantage, bonuses and allowed tags.',
+  example: { formula: '1d8+3 fire', advantage: 'normal', bonuses: [2, '1d4'], tags: ['fire'] },
+});
 
 /** The query of GET /v1/roll: a formula and an advantage, no bonuses or tags. */
 export const RollQuerySchema = z
@@ -110,10 +156,14 @@ export const RollQuerySchema = z
 export const BatchRollRequestSchema = z
   .strictObject({
     rolls: z
-      .array(RollRequestSchema)
+      .array(RollItemSchema)
       .min(LIMITS.rollsPerBatchMin)
       .max(LIMITS.rollsPerBatch)
       .meta({ description: 'The rolls, rolled in order; their dice count against one batch budget.' }),
+    idempotencyKey: IdempotencyKeySchema.optional().meta({
+      description:
+        "As RollRequest's, for the whole batch: the same key with the same batch answers the first answer again (docs/api.md#idempotency). Over REST: the `Idempotency-Key` header.",
+    }),
   })
   .meta({
     id: 'BatchRollRequest',

@@ -25,7 +25,13 @@ export const StatsQuerySchema = RollQuerySchema.omit({ receipt: true })
   .meta({ description: 'A formula, an optional advantage state and an optional explosion depth.' });
 
 /** POST /v1/stats: a RollRequest plus `depth`. */
-export const StatsRequestSchema = RollRequestSchema.omit({ receipt: true, table: true })
+export const StatsRequestSchema = RollRequestSchema.omit({
+  receipt: true,
+  table: true,
+  by: true,
+  note: true,
+  idempotencyKey: true,
+})
   .extend({
     depth: z
       .number()

@@ -1,9 +1,16 @@
 // The receipt and table operations: signed rolls, tables and their logs, stored receipts,
 // verification and the published keys. Store failures become the service's errors here: a
 // missing table 404, a full one 409, the creation quota 429, the store down 503 (docs/trust.md).
-import type { Roll, RollResponse, TableCreated, TableRolls } from '@fairdice/client/types';
-import { verifyReceipt } from '@fairdice/client/verify';
-import { DiceError, MESSAGES } from '../errors.js';
+import type {
+  Roll,
+  RollResponse,
+  TableCreated,
+  TableHead,
+  TableRolls,
+  VerifyResponse,
+} from '@fairdice/client/types';
+import { verifyChain, verifyHead, verifyReceipt } from '@fairdice/client/verify';
+import { DiceError, MESSAGES, RequestError } from '../errors.js';
 import type { RollRequest } from '../roll/types.js';
 import {
   StoreUnavailableError,
@@ -28,7 +35,7 @@ export function asTrustError(error: unknown): unknown {
 }
 
 /** The context's receipts and tables; a context built without them (an embedder's) answers 503. */
-function trustOf(ctx: DiceContext): Trust {
+export function trustOf(ctx: DiceContext): Trust {
   if (ctx.trust === undefined) throw new DiceError('unavailable', MESSAGES.unavailable);
   return ctx.trust;
 }
@@ -41,18 +48,25 @@ async function translated<T>(operation: () => Promise<T>): Promise<T> {
   }
 }
 
-/** What a roll request may add to ask for a receipt or a table (GET sends `receipt` as text). */
+/**
+ * What a roll request may add to ask for a receipt or a table (GET sends `receipt` as text), and
+ * who rolls and why, which are signed with what was asked (docs/trust.md#who-and-why).
+ */
 export interface RollSwitches {
   receipt?: boolean | 'true' | 'false' | undefined;
   table?: string | undefined;
+  by?: string | undefined;
+  note?: string | undefined;
 }
 
 /** The request as signed: what shapes the roll, without the switches, undefined fields left out. */
-export function signedRequestOf(request: RollRequest): SignedRequest {
+export function signedRequestOf(request: RollRequest & RollSwitches): SignedRequest {
   const signed: SignedRequest = { formula: request.formula };
   if (request.advantage !== undefined) signed.advantage = request.advantage;
   if (request.bonuses !== undefined) signed.bonuses = [...request.bonuses];
   if (request.tags !== undefined) signed.tags = [...request.tags];
+  if (request.by !== undefined) signed.by = request.by;
+  if (request.note !== undefined) signed.note = request.note;
   return signed;
 }
 
@@ -139,7 +153,7 @@ export function tableRolls(
       now,
     );
     if (rolls === undefined) throw new TableNotFoundError();
-    return { table: input.id, entries: table.entries, rolls };
+    return { table: input.id, entries: table.entries, rolls, head: trustOf(ctx).head(table) };
   });
 }
 
@@ -151,8 +165,37 @@ export function storedRoll(input: { rollId: string }, ctx: DiceContext): Promise
   });
 }
 
-export async function verify(input: { receipt: unknown }, ctx: DiceContext) {
-  const result = await verifyReceipt(input.receipt, trustOf(ctx).keys.jwks);
+/**
+ * A receipt; a head; or a log, with or without a head (docs/trust.md#signed-heads). A log shorter
+ * than the head it is checked against is invalid, and the reason says how many entries the head
+ * promises and how many the log has.
+ */
+export async function verify(
+  input: { receipt?: unknown; head?: unknown; rolls?: readonly unknown[] | undefined },
+  ctx: DiceContext,
+): Promise<VerifyResponse> {
+  const { jwks } = trustOf(ctx).keys;
+  if (input.receipt !== undefined && (input.head !== undefined || input.rolls !== undefined))
+    throw new RequestError('Give a receipt, or a head and/or a log (rolls), not both.');
+  if (input.rolls !== undefined) {
+    const result = await verifyChain(input.rolls, jwks, input.head);
+    if (!result.valid)
+      return {
+        valid: false,
+        reason: result.seq === undefined ? result.reason : `entry ${result.seq}: ${result.reason}`,
+      };
+    const kid =
+      (input.head as { kid?: string } | undefined)?.kid ??
+      (input.rolls[0] as { kid?: string } | undefined)?.kid;
+    return { valid: true, ...(kid === undefined ? {} : { kid }), entries: result.entries };
+  }
+  if (input.head !== undefined) {
+    const result = await verifyHead(input.head, jwks);
+    return result.valid
+      ? { valid: true, kid: result.kid, entries: (input.head as TableHead).entries }
+      : { valid: false, reason: result.reason };
+  }
+  const result = await verifyReceipt(input.receipt, jwks);
   return result.valid ? { valid: true, kid: result.kid } : { valid: false, reason: result.reason };
 }
 

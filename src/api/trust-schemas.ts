@@ -49,8 +49,25 @@ export const RollIdSchema = z.strictObject({
     .meta({ description: "A receipt's id (UUIDv7).", example: '019ab2c4-5e61-7a3b-9c2d-4f5e6a7b8c9d' }),
 });
 
+const jsonObject = () => z.record(z.string(), z.unknown());
+
 export const VerifyRequestSchema = z
   .strictObject({
-    receipt: z.record(z.string(), z.unknown()).meta({ description: 'A receipt, as the service gave it.' }),
+    receipt: jsonObject().optional().meta({ description: 'A receipt, as the service gave it.' }),
+    head: jsonObject().optional().meta({
+      description: "A table's signed head, as a read of its log gave it (docs/trust.md#signed-heads).",
+    }),
+    rolls: z.array(jsonObject()).optional().meta({
+      description:
+        "A table's log from its first entry, in order: checked as one chain, and against `head` when given.",
+    }),
   })
-  .meta({ id: 'VerifyRequest', description: 'A receipt to check against the keys this service publishes.' });
+  .refine((input) => input.receipt !== undefined || input.head !== undefined || input.rolls !== undefined, {
+    // Read by the invalid_request message.
+    error: 'needs a receipt, a head or a log (rolls) to check.',
+  })
+  .meta({
+    id: 'VerifyRequest',
+    description:
+      "A receipt, a table's signed head, or a table's log (with or without a head), to check against the keys this service publishes.",
+  });

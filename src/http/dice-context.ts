@@ -77,6 +77,7 @@ async function diceContext(app: FastifyInstance, options: DiceContextOptions): P
       throwMeter: throwBuckets.meter(key, reply),
       statsMeter: statsBudget.meter(key, reply),
       trust,
+      caller: key,
       address: request.ip,
     };
   });

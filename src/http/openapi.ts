@@ -66,6 +66,8 @@ function exampleOf(status: ErrorStatus, bodyLimitBytes: number, input: z.ZodType
       return new DiceError('internal_error', MESSAGES.unexpected).toBody();
     case 409:
       return new DiceError('table_full', MESSAGES.tableFull(LIMITS.tableMaxEntries)).toBody();
+    case 422:
+      return new DiceError('idempotency_key_reused', MESSAGES.idempotencyKeyReused).toBody();
     case 503:
       return new DiceError('unavailable', MESSAGES.unavailable).toBody();
   }

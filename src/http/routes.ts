@@ -49,6 +49,32 @@ function rawInputOf(request: FastifyRequest, fromQuery: boolean, hasParams: bool
   return { value: { ...base, ...params }, fromQuery };
 }
 
+/**
+ * Reads the request headers an operation takes as input (Idempotency-Key) into its raw input; the
+ * same value given both ways is one, two different ones are refused.
+ */
+function withHeaderInputs(
+  request: FastifyRequest,
+  raw: RawInput,
+  headerInputs: Readonly<Record<string, string>>,
+) {
+  const body = raw.value;
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return;
+  let merged: Record<string, unknown> | undefined;
+  for (const [header, field] of Object.entries(headerInputs)) {
+    const value = request.headers[header];
+    if (value === undefined) continue;
+    if (typeof value !== 'string')
+      throw new RequestError(`The ${header} header was given more than once; give it once.`);
+    const given = (body as Record<string, unknown>)[field];
+    if (given !== undefined && given !== value)
+      throw new RequestError(`The ${header} header and ${field} differ; give one of them.`);
+    merged ??= { ...(body as Record<string, unknown>) };
+    merged[field] = value;
+  }
+  if (merged !== undefined) raw.value = merged;
+}
+
 /** Whether an If-None-Match header names `etag` (a list, weak validators, or `*`). */
 function matchesEtag(header: string | undefined, etag: string): boolean {
   if (header === undefined) return false;
@@ -75,12 +101,12 @@ function routeOf(
   const checkOutputs = options.checkOutputs ?? true;
   const fromQuery = entry.method === 'GET' || entry.method === 'DELETE';
   const hasParams = entry.path.includes('{');
-  const { input, output, headers, cache, runJson } = entry;
+  const { input, output, headers, cache, runJson, headerInputs, restBody } = entry;
 
   const send = (reply: FastifyReply, answer: unknown): FastifyReply => {
     const checked = checkOutputs ? checkOutput(output, answer) : answer;
     if (headers !== undefined) reply.headers(headers(checked));
-    return reply.send(checked);
+    return reply.send(restBody === undefined ? checked : restBody(checked));
   };
   // The paths that wait for a promise, each in a function of its own: the handler itself makes no
   // closure, so a synchronous roll allocates none (docs/performance.md#no-closures-per-request).
@@ -118,6 +144,7 @@ function routeOf(
     handler(request, reply) {
       const raw = rawInputOf(request, fromQuery, hasParams);
       try {
+        if (headerInputs !== undefined) withHeaderInputs(request, raw, headerInputs);
         const parsed = input === undefined ? undefined : parseInput(input, raw);
         const ctx = contextOf(request, reply);
         // Named before any work: a client holding this answer gets 304 and no body. Only a

@@ -1,11 +1,13 @@
 // GET /v1/tables/{id}/events: a table's new rolls as Server-Sent Events, for VTTs and bots.
 // A hand-written fastify route (a stream is no request/response operation). Each event is one
-// entry (`id:` its sequence number, `event: roll`, `data:` the receipt); Last-Event-ID (or
+// entry (`id:` its sequence number, `event: roll`, `data:` the receipt), followed by the signed
+// head of the log up to it (`event: head`, no id; docs/trust.md#signed-heads); Last-Event-ID (or
 // ?after=N) resumes after that entry. docs/trust.md, "Live rolls".
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { asTrustError } from '../api/tables.js';
 import { DiceError, MESSAGES } from '../errors.js';
+import type { TableRecord } from '../store/store.js';
 import type { Receipt } from '../trust/receipt.js';
 import { TABLE_ID_PATTERN } from '../trust/service.js';
 import { replyWithError } from './errors.js';
@@ -71,6 +73,7 @@ async function tableEvents(app: FastifyInstance, options: TableEventsOptions): P
     const early: Receipt[] = [];
     let queue: Promise<void> = Promise.resolve();
     let unsubscribe: (() => void) | undefined;
+    let table: TableRecord | undefined;
     let heartbeat: NodeJS.Timeout | undefined;
     const raw = reply.raw;
 
@@ -84,10 +87,19 @@ async function tableEvents(app: FastifyInstance, options: TableEventsOptions): P
       if (!raw.writableEnded) raw.end();
     };
 
+    /** The last entry written whose head is not sent yet. */
+    let unheaded: Receipt | undefined;
     const write = (receipt: Receipt) => {
       if (ended || receipt.seq === undefined || receipt.seq <= last) return;
       raw.write(`id: ${receipt.seq}\nevent: roll\ndata: ${JSON.stringify(receipt)}\n\n`);
       last = receipt.seq;
+      unheaded = receipt;
+    };
+    /** The signed head of the log up to the last entry written (one per catch-up, one per live entry). */
+    const writeHead = (head = unheaded && trust.headAt(unheaded)) => {
+      if (ended || head === undefined) return;
+      raw.write(`event: head\ndata: ${JSON.stringify(head)}\n\n`);
+      unheaded = undefined;
     };
 
     /** Everything after `last` from the store, page by page. */
@@ -106,6 +118,7 @@ async function tableEvents(app: FastifyInstance, options: TableEventsOptions): P
         .then(async () => {
           if (receipt.seq !== undefined && receipt.seq > last + 1) await catchUp();
           write(receipt);
+          writeHead();
         })
         .catch(() => end());
     };
@@ -115,7 +128,7 @@ async function tableEvents(app: FastifyInstance, options: TableEventsOptions): P
       unsubscribe = await trust.store.subscribe(id, (receipt) =>
         live ? deliver(receipt) : early.push(receipt),
       );
-      const table = await trust.store.table(id, Date.now());
+      table = await trust.store.table(id, Date.now());
       if (table === undefined) throw new DiceError('not_found', MESSAGES.tableNotFound);
     } catch (error) {
       unsubscribe?.();
@@ -145,6 +158,8 @@ async function tableEvents(app: FastifyInstance, options: TableEventsOptions): P
       await catchUp();
       live = true;
       for (const receipt of early.splice(0)) write(receipt);
+      // Nothing new since the resume point: the head of the log as it was read at the start.
+      writeHead(unheaded === undefined ? trust.head(table!) : undefined);
     });
     queue.catch(() => end());
   });

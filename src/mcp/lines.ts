@@ -21,22 +21,36 @@ function receiptText(receipt: ReceiptMention | undefined): string {
   return ` [${entry}receipt ${receipt.id}]`;
 }
 
+/** What a roll's line reads of its request: its bonuses as written, and who rolled and why. */
+export type LineRequest = DescribedRequest & { by?: string | undefined; note?: string | undefined };
+
 /**
- * The roll's text form (`1d20 [(3) 12] + 7 = 19 with advantage`), and for a signed roll its
- * receipt (`[table entry #3, receipt 019a…]`). `request` names its string bonuses as written.
+ * The roll's text form (`1d20 [(3) 12] + 7 = 19 with advantage`), after who rolled (`Mira: `) and
+ * before what for (` (for: attack on the ogre)`), and for a signed roll its receipt
+ * (`[table entry #3, receipt 019a…]`). `request` names its string bonuses as written. A replayed
+ * answer (an idempotencyKey given again) says so.
  */
 export function rollLine(
-  roll: RollResponse & { receipt?: ReceiptMention | undefined },
-  request?: DescribedRequest,
+  roll: RollResponse & { receipt?: ReceiptMention | undefined; replayed?: true | undefined },
+  request?: LineRequest,
 ): string {
-  return `${rollText(describeRoll(roll, request), { maxDice: DICE_SHOWN })}${receiptText(roll.receipt)}`;
+  const by = request?.by === undefined ? '' : `${request.by}: `;
+  const note = request?.note === undefined ? '' : ` (for: ${request.note})`;
+  const replayed =
+    roll.replayed === true ? ' (the first answer to this idempotencyKey again: nothing was rolled now)' : '';
+  return `${by}${rollText(describeRoll(roll, request), { maxDice: DICE_SHOWN })}${note}${receiptText(roll.receipt)}${replayed}`;
 }
 
 /** One line per roll, in request order. */
 export const batchLines = (
-  batch: { rolls: readonly RollResponse[] },
-  input?: { rolls?: readonly DescribedRequest[] },
-): string => batch.rolls.map((roll, index) => rollLine(roll, input?.rolls?.[index])).join('\n');
+  batch: { rolls: readonly RollResponse[]; replayed?: true | undefined },
+  input?: { rolls?: readonly LineRequest[] },
+): string => {
+  const lines = batch.rolls.map((roll, index) => rollLine(roll, input?.rolls?.[index]));
+  if (batch.replayed === true)
+    lines.push('(The first answer to this idempotencyKey again: nothing was rolled now.)');
+  return lines.join('\n');
+};
 
 /** What the stats line reads of an exact distribution (the answer of the stats operation). */
 export interface StatsSummary {
@@ -111,8 +125,8 @@ export interface LogEntrySummary {
   seq?: number | undefined;
   time: string;
   roll: RollResponse;
-  /** What was asked: it names string bonuses as written. */
-  request?: DescribedRequest | undefined;
+  /** What was asked: it names string bonuses as written, and who rolled and why. */
+  request?: LineRequest | undefined;
 }
 
 /**
@@ -120,6 +134,24 @@ export interface LogEntrySummary {
  * `#1 2026-11-23T20:00:00.123Z 1d20+5 → 17 (12; +5)`.
  */
 export function tableLogLines(
+  log: { table: string; entries: number; rolls: readonly LogEntrySummary[]; head?: HeadMention | undefined },
+  input: { after?: unknown },
+): string {
+  const signed =
+    log.head === undefined
+      ? ''
+      : `\nSigned head: ${log.head.entries} entr${log.head.entries === 1 ? 'y' : 'ies'}, last hash ${log.head.lastHash.slice(0, 12)}…, at ${log.head.time} (keep it: a later log shorter than it was cut).`;
+  return `${tableLogBody(log, input)}${signed}`;
+}
+
+/** What a line names of a table's signed head. */
+interface HeadMention {
+  entries: number;
+  lastHash: string;
+  time: string;
+}
+
+function tableLogBody(
   log: { table: string; entries: number; rolls: readonly LogEntrySummary[] },
   input: { after?: unknown },
 ): string {
@@ -140,11 +172,20 @@ export function tableLogLines(
 
 /** The verdict on a receipt: valid with the roll it holds and the key, or not valid and why. */
 export function verifyLine(
-  result: { valid: boolean; kid?: string | undefined; reason?: string | undefined },
-  input: { receipt?: unknown },
+  result: {
+    valid: boolean;
+    kid?: string | undefined;
+    reason?: string | undefined;
+    entries?: number | undefined;
+  },
+  input: { receipt?: unknown; head?: unknown; rolls?: unknown },
 ): string {
   if (!result.valid)
-    return `NOT valid: ${result.reason ?? 'the receipt does not verify'}. Do not trust this roll.`;
+    return `NOT valid: ${result.reason ?? 'the receipt does not verify'}. Do not trust this ${input.receipt === undefined ? 'log' : 'roll'}.`;
+  if (input.rolls !== undefined)
+    return `Valid and unaltered: a chain of ${result.entries} signed entries, none missing or altered${input.head === undefined ? '' : ', as long as the head promises'}.`;
+  if (input.receipt === undefined)
+    return `Valid head: signed by key ${result.kid}; it promises ${result.entries} entries.`;
   // Valid, so the receipt has the shape it was signed with.
   const receipt = input.receipt as {
     id: string;

@@ -81,9 +81,10 @@ export const TOOL_MARKERS: ToolMarkers<typeof OPERATIONS> = {
       name: 'roll',
       title: 'Roll dice',
       description: [
-        'Rolls a dice formula with a fair random source: every die, which counted, and the total, in one line to quote. ' +
-          'Call it for every roll a game needs; never make a result up. Optional: advantage (on the first plain d20), ' +
-          'bonuses (integers or formula fragments), tags (words the formula may end with), receipt (true: signed). ' +
+        'Rolls a dice formula with a fair random source: every die and the total, in one line to quote. ' +
+          'Call it for every roll a game needs; never make a result up. Optional: advantage (first d20), ' +
+          'bonuses, tags, receipt (true: signed), by (who rolls), note (what for), ' +
+          'idempotencyKey (new per roll; a retry with it answers the first roll). ' +
           'So that the players can check every roll, use table_roll.',
         NOTATION,
       ].join('\n'),
@@ -133,7 +134,8 @@ export const TOOL_MARKERS: ToolMarkers<typeof OPERATIONS> = {
     title: "Read a table's log",
     description:
       `Reads the rolls made at a table (table: its id), in order, at most ${LIMITS.tableRollsPerPage} at a time (after: the last entry number already read), one line per roll. ` +
-      'Each entry is a signed receipt holding the hash of the one before, so a removed or altered roll shows.',
+      'Each entry is a signed receipt holding the hash of the one before, so a removed or altered roll shows; ' +
+      'the signed head (entries, last hash) says how long the log was, so a roll cut from its end shows too.',
     readOnly: true,
     idempotent: true,
     renames: { table: 'id' },
@@ -144,7 +146,8 @@ export const TOOL_MARKERS: ToolMarkers<typeof OPERATIONS> = {
     title: 'Verify a receipt',
     description:
       "Checks that a receipt (from roll with receipt true, table_roll or table_log) was signed by this fairdice's key " +
-      'and that nothing in it was altered since: a die, the total, the formula, the time, the table entry. ' +
+      'and that nothing in it was altered since: a die, the total, the formula, who and why, the time, the table entry. ' +
+      "Or give a table's log (rolls, from entry 1) and its head (from table_log): the chain is checked, and a log shorter than its head fails. " +
       'A receipt that fails is no error: the answer says valid false and why.',
     readOnly: true,
     idempotent: true,

@@ -30,7 +30,9 @@ export const INSTRUCTIONS =
   'fairdice rolls dice with a cryptographically fair random source. Call a tool for every roll a ' +
   'game needs instead of inventing a number, and quote its text line. Before narrating a risk, ' +
   'stats gives its exact odds. So that players can check every roll afterwards, create a table ' +
-  'once per game (table_create), roll there with table_roll and give them its id. The formula ' +
+  'once per game (table_create), roll there with table_roll and give them its id. Give each roll ' +
+  'a new idempotencyKey (a UUID) and send the same key again if a call must be retried: the ' +
+  'retry answers the first roll instead of rolling again. The formula ' +
   `language is the resource ${LANGUAGE_URI}.`;
 
 const LANGUAGE_RESOURCE: Resource = {

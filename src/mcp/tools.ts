@@ -95,6 +95,10 @@ const ADVICE: Record<ApiErrorCode, (tool: string) => string> = {
   table_full: () => 'That table holds its maximum of rolls; create a new table for further rolls.',
   too_many_tables: () => 'Too many tables were created from this address this hour; reuse an existing table.',
   too_many_streams: () => 'Too many open event streams from this address; close one first.',
+  idempotency_key_reused: (tool) =>
+    `That idempotencyKey was used for a different roll; call ${tool} again with a new key for a new roll, or with the first request to get its answer.`,
+  idempotency_key_in_use: (tool) =>
+    `A call with that idempotencyKey is still being answered; call ${tool} again with the same arguments in a moment to get its answer.`,
   unavailable: (tool) =>
     `fairdice cannot serve ${tool} right now: its table and receipt store is unreachable, or every worker computing odds is busy. Plain rolls still work; call ${tool} again in a few seconds.`,
 };

@@ -12,6 +12,7 @@ import {
   type EntryBuilder,
   type EntryListener,
   hourOf,
+  type IdempotencyState,
   type Store,
   type StoreLimits,
   StoreUnavailableError,
@@ -40,6 +41,12 @@ redis.call('PUBLISH', ARGV[4], ARGV[2])
 return 'ok'
 `;
 
+// Frees a reservation only while it is still the pending one of that request.
+const RELEASE_KEY_SCRIPT = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`;
+
 /** How long an event stream's place lasts unless its instance renews it (a crashed instance's lapse). */
 export const STREAM_LEASE_MS = 60_000;
 
@@ -60,6 +67,8 @@ type HoldStreamCommand = (
   member: string,
   leaseMs: number,
 ) => Promise<number>;
+
+type ReleaseKeyCommand = (key: string, pending: string) => Promise<number>;
 
 type AppendCommand = (
   meta: string,
@@ -99,6 +108,7 @@ export class RedisStore implements Store {
     this.redis.on('error', () => {});
     this.redis.defineCommand('fairdiceAppend', { numberOfKeys: 3, lua: APPEND_SCRIPT });
     this.redis.defineCommand('fairdiceHoldStream', { numberOfKeys: 1, lua: HOLD_STREAM_SCRIPT });
+    this.redis.defineCommand('fairdiceReleaseKey', { numberOfKeys: 1, lua: RELEASE_KEY_SCRIPT });
   }
 
   private static options() {
@@ -123,6 +133,7 @@ export class RedisStore implements Store {
     streams: (address: string) => `${this.prefix}streams-by:${address}`,
     /** A chat channel's table (channelTable): not the pub/sub channel above. */
     chatChannel: (channel: string) => `${this.prefix}chat-channel:${channel}`,
+    idempotency: (key: string) => `${this.prefix}idempotency:${key}`,
   };
 
   /** Runs `operation`; any failure that is not a table rule becomes StoreUnavailableError. */
@@ -165,19 +176,24 @@ export class RedisStore implements Store {
       if (!Number.isFinite(count)) throw new Error('INCR gave no count');
       if (count > this.limits.tablesPerHour) throw new TooManyTablesError(this.limits.tablesPerHour);
       await this.redis.set(this.key.meta(id), String(now), 'PX', this.limits.retentionMs, 'NX');
-      return { id, createdAt: now, entries: 0 };
+      return { id, createdAt: now, entries: 0, lastHash: GENESIS_PREV };
     });
   }
 
   table(id: string, _now: number): Promise<TableRecord | undefined> {
     return this.guarded(async () => {
-      const [[, createdAt], [, entries]] = (await this.redis
+      // One MULTI: the length and the last entry are of the same log.
+      const [[, createdAt], [, entries], [, last]] = (await this.redis
         .multi()
         .get(this.key.meta(id))
         .xlen(this.key.log(id))
-        .exec()) as [[unknown, string | null], [unknown, number]];
+        .xrevrange(this.key.log(id), '+', '-', 'COUNT', 1)
+        .exec()) as [[unknown, string | null], [unknown, number], [unknown, Array<[string, string[]]>]];
       if (createdAt === null) return undefined;
-      return { id, createdAt: Number(createdAt), entries: Number(entries) };
+      const fields = last[0]?.[1];
+      const lastHash =
+        fields === undefined ? GENESIS_PREV : receiptHashSync(JSON.parse(fields[1]!) as Receipt);
+      return { id, createdAt: Number(createdAt), entries: Number(entries), lastHash };
     });
   }
 
@@ -265,6 +281,56 @@ export class RedisStore implements Store {
   setChannelTable(channel: string, tableId: string, _now: number): Promise<void> {
     return this.guarded(async () => {
       await this.redis.set(this.key.chatChannel(channel), tableId, 'PX', this.limits.retentionMs);
+    });
+  }
+
+  reserveIdempotencyKey(
+    key: string,
+    fingerprint: string,
+    _now: number,
+    pendingMs: number,
+  ): Promise<IdempotencyState> {
+    return this.guarded(async () => {
+      const redisKey = this.key.idempotency(key);
+      // SET NX is the reservation: of two instances asking at once, one gets OK.
+      for (let attempt = 0; attempt < 3; attempt++) {
+        if (
+          (await this.redis.set(redisKey, JSON.stringify({ f: fingerprint }), 'PX', pendingMs, 'NX')) === 'OK'
+        )
+          return { state: 'reserved' };
+        const held = await this.redis.get(redisKey);
+        // Lapsed between the two commands: try to take it again.
+        if (held === null) continue;
+        const record = JSON.parse(held) as { f: string; b?: string };
+        return record.b === undefined
+          ? { state: 'pending', fingerprint: record.f }
+          : { state: 'done', fingerprint: record.f, body: record.b };
+      }
+      throw new Error('an idempotency key kept lapsing');
+    });
+  }
+
+  completeIdempotencyKey(
+    key: string,
+    fingerprint: string,
+    body: string,
+    _now: number,
+    ttlMs: number,
+  ): Promise<void> {
+    return this.guarded(async () => {
+      await this.redis.set(
+        this.key.idempotency(key),
+        JSON.stringify({ f: fingerprint, b: body }),
+        'PX',
+        ttlMs,
+      );
+    });
+  }
+
+  releaseIdempotencyKey(key: string, fingerprint: string): Promise<void> {
+    return this.guarded(async () => {
+      const release = (this.redis as unknown as { fairdiceReleaseKey: ReleaseKeyCommand }).fairdiceReleaseKey;
+      await release.call(this.redis, this.key.idempotency(key), JSON.stringify({ f: fingerprint }));
     });
   }
 

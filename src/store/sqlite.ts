@@ -13,6 +13,7 @@ import {
   type EntryBuilder,
   type EntryListener,
   hourOf,
+  type IdempotencyState,
   type Store,
   type StoreLimits,
   TableFullError,
@@ -40,6 +41,12 @@ CREATE TABLE IF NOT EXISTS receipts (
 );
 CREATE UNIQUE INDEX IF NOT EXISTS receipts_by_table ON receipts (table_id, seq) WHERE table_id IS NOT NULL;
 CREATE INDEX IF NOT EXISTS receipts_by_time ON receipts (created_at);
+CREATE TABLE IF NOT EXISTS idempotency (
+  key TEXT PRIMARY KEY,
+  fingerprint TEXT NOT NULL,
+  body TEXT,
+  expires_at INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS channel_tables (
   channel TEXT PRIMARY KEY,
   table_id TEXT NOT NULL
@@ -147,6 +154,17 @@ export class SqliteStore implements Store {
       setChannelTable: this.db.prepare(
         'INSERT INTO channel_tables (channel, table_id) VALUES (?, ?) ON CONFLICT (channel) DO UPDATE SET table_id = excluded.table_id',
       ),
+      idempotencyKey: this.db.prepare('SELECT fingerprint, body, expires_at FROM idempotency WHERE key = ?'),
+      reserveIdempotencyKey: this.db.prepare(
+        'INSERT OR REPLACE INTO idempotency (key, fingerprint, body, expires_at) VALUES (?, ?, NULL, ?)',
+      ),
+      completeIdempotencyKey: this.db.prepare(
+        'UPDATE idempotency SET body = ?, expires_at = ? WHERE key = ? AND fingerprint = ?',
+      ),
+      releaseIdempotencyKey: this.db.prepare(
+        'DELETE FROM idempotency WHERE key = ? AND fingerprint = ? AND body IS NULL',
+      ),
+      sweepIdempotency: this.db.prepare('DELETE FROM idempotency WHERE expires_at < ?'),
       sweepChannels: this.db.prepare(
         'DELETE FROM channel_tables WHERE table_id NOT IN (SELECT id FROM tables)',
       ),
@@ -163,6 +181,7 @@ export class SqliteStore implements Store {
       this.statements.sweepTables.run(cutoff);
       this.statements.sweepReceipts.run(cutoff);
       this.statements.sweepChannels.run();
+      this.statements.sweepIdempotency.run(now);
     });
   }
 
@@ -197,12 +216,12 @@ export class SqliteStore implements Store {
     if (count > this.limits.tablesPerHour) throw new TooManyTablesError(this.limits.tablesPerHour);
     this.creations.set(address, count);
     this.statements.createTable.run(id, now, now, GENESIS_PREV);
-    return { id, createdAt: now, entries: 0 };
+    return { id, createdAt: now, entries: 0, lastHash: GENESIS_PREV };
   }
 
   async table(id: string, now: number): Promise<TableRecord | undefined> {
     const row = this.row(id, now);
-    return row && { id: row.id, createdAt: row.created_at, entries: row.entries };
+    return row && { id: row.id, createdAt: row.created_at, entries: row.entries, lastHash: row.last_hash };
   }
 
   async append(tableId: string, build: EntryBuilder, now: number): Promise<Receipt> {
@@ -246,6 +265,39 @@ export class SqliteStore implements Store {
 
   async setChannelTable(channel: string, tableId: string, _now: number): Promise<void> {
     this.statements.setChannelTable.run(channel, tableId);
+  }
+
+  async reserveIdempotencyKey(
+    key: string,
+    fingerprint: string,
+    now: number,
+    pendingMs: number,
+  ): Promise<IdempotencyState> {
+    return this.immediate(() => {
+      const row = this.statements.idempotencyKey.get(key) as
+        | { fingerprint: string; body: string | null; expires_at: number }
+        | undefined;
+      if (row !== undefined && row.expires_at >= now)
+        return row.body === null
+          ? { state: 'pending', fingerprint: row.fingerprint }
+          : { state: 'done', fingerprint: row.fingerprint, body: row.body };
+      this.statements.reserveIdempotencyKey.run(key, fingerprint, now + pendingMs);
+      return { state: 'reserved' };
+    });
+  }
+
+  async completeIdempotencyKey(
+    key: string,
+    fingerprint: string,
+    body: string,
+    now: number,
+    ttlMs: number,
+  ): Promise<void> {
+    this.statements.completeIdempotencyKey.run(body, now + ttlMs, key, fingerprint);
+  }
+
+  async releaseIdempotencyKey(key: string, fingerprint: string): Promise<void> {
+    this.statements.releaseIdempotencyKey.run(key, fingerprint);
   }
 
   async subscribe(tableId: string, listener: EntryListener): Promise<() => void> {

@@ -8,6 +8,8 @@ export interface TableRecord {
   createdAt: number;
   /** Entries in its log so far (the last sequence number). */
   entries: number;
+  /** SHA-256 (hex) of its last entry (./chain.ts); GENESIS_PREV while the log is empty. A signed head's `lastHash`. */
+  lastHash: string;
 }
 
 export interface StoreLimits {
@@ -23,6 +25,16 @@ export interface StoreLimits {
 export type EntryBuilder = (seq: number, prev: string) => Receipt;
 
 export type EntryListener = (receipt: Receipt) => void;
+
+/**
+ * What an Idempotency-Key holds (docs/api.md#idempotency): taken now by this caller (`reserved`),
+ * held by a request still being answered (`pending`), or the first answer (`done`, as JSON text).
+ * `fingerprint` names the request that took it.
+ */
+export type IdempotencyState =
+  | { state: 'reserved' }
+  | { state: 'pending'; fingerprint: string }
+  | { state: 'done'; fingerprint: string; body: string };
 
 export interface Store {
   readonly kind: 'sqlite' | 'redis';
@@ -48,6 +60,27 @@ export interface Store {
   channelTable(channel: string, now: number): Promise<string | undefined>;
   /** Makes `tableId` the table of `channel`, replacing any table it had. */
   setChannelTable(channel: string, tableId: string, now: number): Promise<void>;
+  /**
+   * Takes `key` for the request `fingerprint` unless a live record holds it: atomic, so of two
+   * requests with one key exactly one gets `reserved`. A reservation lapses after `pendingMs`
+   * unless completed (a process that died mid-answer frees its keys).
+   */
+  reserveIdempotencyKey(
+    key: string,
+    fingerprint: string,
+    now: number,
+    pendingMs: number,
+  ): Promise<IdempotencyState>;
+  /** Keeps the answer of the request that reserved `key`, for `ttlMs`. */
+  completeIdempotencyKey(
+    key: string,
+    fingerprint: string,
+    body: string,
+    now: number,
+    ttlMs: number,
+  ): Promise<void>;
+  /** Frees a reservation whose request failed (a completed key stays). */
+  releaseIdempotencyKey(key: string, fingerprint: string): Promise<void>;
   /** Calls `listener` with every entry appended to the table from now on, by any instance. */
   subscribe(tableId: string, listener: EntryListener): Promise<() => void>;
   /**

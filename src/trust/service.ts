@@ -5,12 +5,13 @@ import { randomBytes } from 'node:crypto';
 import type { Config } from '../config.js';
 import { LIMITS } from '../limits.js';
 import type { RollResponse } from '../roll/types.js';
+import { receiptHashSync } from '../store/chain.js';
 import { RedisStore } from '../store/redis.js';
 import { SqliteStore } from '../store/sqlite.js';
 import type { Store, StoreLimits, TableRecord } from '../store/store.js';
 import { loadSigningKeys, type SigningKeys } from './keys.js';
-import type { Receipt, SignedRequest } from './receipt.js';
-import { signReceipt } from './sign.js';
+import type { Receipt, SignedRequest, TableHead } from './receipt.js';
+import { signHead, signReceipt } from './sign.js';
 
 export interface TrustLog {
   warn(details: Record<string, unknown>, message: string): void;
@@ -113,6 +114,25 @@ export class Trust {
       (seq, prev) => signReceipt(this.keys, { request, roll, table, seq, prev }, now),
       now,
     );
+  }
+
+  /**
+   * The signed head of a table as `record` read it: its number of entries and the hash of the
+   * last (docs/trust.md#signed-heads). Every read of a log carries one.
+   */
+  head(record: TableRecord): TableHead {
+    this.announce();
+    return signHead(this.keys, { table: record.id, entries: record.entries, lastHash: record.lastHash });
+  }
+
+  /** The signed head of a table's log that ends at `entry` (an entry of the log, with its table and seq). */
+  headAt(entry: Receipt): TableHead {
+    return this.head({
+      id: entry.table ?? '',
+      createdAt: 0,
+      entries: entry.seq ?? 0,
+      lastHash: receiptHashSync(entry),
+    });
   }
 
   createTable(address: string): Promise<TableRecord> {

@@ -1,6 +1,7 @@
-// Signing receipts (node:crypto, server only): the id, the time and the key id are added, then
+// Signing receipts and table heads (node:crypto, server only): the id, the time and the key id are added, then
 // the Ed25519 signature over the RFC 8785 canonical JSON of all of it (docs/trust.md).
 import { sign } from 'node:crypto';
+import type { TableHead } from '@fairdice/client/types';
 import { canonicalJson } from '@fairdice/client/verify';
 import type { SigningKeys } from './keys.js';
 import type { Receipt, ReceiptBody } from './receipt.js';
@@ -9,10 +10,24 @@ import { uuidv7 } from './uuid.js';
 /** What the caller supplies: the receipt without what the signer adds. */
 export type UnsignedReceipt = Omit<ReceiptBody, 'id' | 'time' | 'kid'>;
 
+/** The Ed25519 signature (base64url) over the canonical JSON of `body`. */
+const signatureOf = (keys: SigningKeys, body: object): string =>
+  sign(null, Buffer.from(canonicalJson(body), 'utf8'), keys.privateKey).toString('base64url');
+
 export function signReceipt(keys: SigningKeys, content: UnsignedReceipt, now: number = Date.now()): Receipt {
   const body: ReceiptBody = { id: uuidv7(now), time: new Date(now).toISOString(), kid: keys.kid, ...content };
-  const signature = sign(null, Buffer.from(canonicalJson(body), 'utf8'), keys.privateKey).toString(
-    'base64url',
-  );
-  return { ...body, signature };
+  return { ...body, signature: signatureOf(keys, body) };
+}
+
+/** What a table's head states before it is signed (docs/trust.md#signed-heads). */
+export interface HeadContent {
+  table: string;
+  entries: number;
+  lastHash: string;
+}
+
+/** Signs a table's head: the time and the key id are added, then the signature, as a receipt's. */
+export function signHead(keys: SigningKeys, content: HeadContent, now: number = Date.now()): TableHead {
+  const body = { ...content, time: new Date(now).toISOString(), kid: keys.kid };
+  return { ...body, signature: signatureOf(keys, body) };
 }

@@ -40,7 +40,7 @@ interface Doc {
 }
 
 /** The roll operations and their error statuses: a receipt or a table adds the store's (docs/trust.md). */
-const SIGNED = [400, 404, 409, 413, 429, 500, 503] as const;
+const SIGNED = [400, 404, 409, 413, 422, 429, 500, 503] as const;
 const ROLL_OPERATIONS = [
   // A GET has no body: never 413.
   ['get', '/v1/roll', [400, 429, 500, 503]],
@@ -582,7 +582,7 @@ describe('GET /v1/tables/{id}/events (Server-Sent Events) in the document', () =
         'x-ratelimit-remaining': expect.stringMatching(/^\d+$/),
       });
       await app.inject({ method: 'POST', url: '/v1/roll', payload: { formula: '1d6', table } });
-      const [event] = await stream.waitFor(1);
+      const [event] = await stream.waitFor(1, undefined, 'roll');
       expect([event!.id, event!.event]).toEqual(['1', 'roll']);
       const receipt = JSON.parse(event!.data) as Json;
       const required = (doc.components.schemas.Receipt as { required: string[] }).required;

@@ -186,9 +186,9 @@ describe('tables', () => {
     const stream = await openEvents(base, table.links.events);
     expect(stream.status).toBe(200);
     expect(stream.headers['content-type']).toMatch(/^text\/event-stream/);
-    await stream.waitFor(1);
+    await stream.waitFor(1, undefined, 'roll');
     await rollAt(table.id, '1d6');
-    const events = await stream.waitFor(2);
+    const events = await stream.waitFor(2, undefined, 'roll');
     expect(events.map((event) => [event.id, event.event])).toEqual([
       ['1', 'roll'],
       ['2', 'roll'],
@@ -203,8 +203,8 @@ describe('tables', () => {
     expect(JSON.parse(await refused.body())).toMatchObject({ error: { code: 'too_many_streams' } });
     stream.close();
     await rollAt(table.id, '1d8');
-    expect((await resumed.waitFor(2)).map((event) => event.id)).toEqual(['2', '3']);
-    expect((await second.waitFor(1)).map((event) => event.id)).toEqual(['3']);
+    expect((await resumed.waitFor(2, undefined, 'roll')).map((event) => event.id)).toEqual(['2', '3']);
+    expect((await second.waitFor(1, undefined, 'roll')).map((event) => event.id)).toEqual(['3']);
     resumed.close();
     second.close();
   });
@@ -229,7 +229,7 @@ describe('tables', () => {
       expect(stream.status).toBe(200);
       await new Promise((resolve) => setTimeout(resolve, 2_500));
       await own.inject({ method: 'POST', url: '/v1/roll', payload: { formula: '1d6', table: table.id } });
-      expect((await stream.waitFor(1)).map((event) => event.id)).toEqual(['1']);
+      expect((await stream.waitFor(1, undefined, 'roll')).map((event) => event.id)).toEqual(['1']);
       stream.close();
     } finally {
       await own.close();

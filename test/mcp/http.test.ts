@@ -87,6 +87,9 @@ describe('MCP over Streamable HTTP at /mcp', () => {
       'bonuses',
       'tags',
       'receipt',
+      'by',
+      'note',
+      'idempotencyKey',
     ]);
     expect(roll?.outputSchema?.required).toContain('total');
     // The same operation with `table` required and `receipt` left out (a table roll is always signed).
@@ -98,6 +101,9 @@ describe('MCP over Streamable HTTP at /mcp', () => {
       'bonuses',
       'tags',
       'table',
+      'by',
+      'note',
+      'idempotencyKey',
     ]);
     expect(tableRoll?.outputSchema).toEqual(roll?.outputSchema);
   });

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { verifyChain, verifyReceipt } from '@fairdice/client/verify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GENESIS_PREV } from '../../src/store/chain.js';
 import { RedisStore } from '../../src/store/redis.js';
 import { SQLITE_DRIVER, SqliteStore } from '../../src/store/sqlite.js';
 import {
@@ -57,7 +58,12 @@ function storeContract(name: string, open: () => Store | Promise<Store>) {
     it('appends a hash chain of signed entries that verifies, and lists it after N', async () => {
       const now = Date.now();
       const id = newTableId();
-      expect(await store.createTable(id, '10.0.0.1', now)).toEqual({ id, createdAt: now, entries: 0 });
+      expect(await store.createTable(id, '10.0.0.1', now)).toEqual({
+        id,
+        createdAt: now,
+        entries: 0,
+        lastHash: GENESIS_PREV,
+      });
       for (let i = 0; i < 3; i++) await store.append(id, entry(id, `1d${6 + i}`), now);
       const all = await store.rolls(id, 0, 100, now);
       expect(all?.map((receipt) => receipt.seq)).toEqual([1, 2, 3]);

@@ -12,8 +12,11 @@ export interface EventStream {
   readonly status: number;
   readonly headers: IncomingMessage['headers'];
   readonly events: ServerSentEvent[];
-  /** Resolves once `count` events have arrived; rejects after `timeoutMs`. */
-  waitFor(count: number, timeoutMs?: number): Promise<ServerSentEvent[]>;
+  /**
+   * Resolves once `count` events have arrived (only those of type `type` when given: `roll`
+   * leaves out the heads between them); rejects after `timeoutMs`.
+   */
+  waitFor(count: number, timeoutMs?: number, type?: string): Promise<ServerSentEvent[]>;
   /** The whole body, for a stream refused with an error envelope. */
   body(): Promise<string>;
   close(): void;
@@ -74,22 +77,25 @@ export function openEvents(
         events,
         body: () => done,
         close: () => req.destroy(),
-        waitFor(count, timeoutMs = 10_000) {
+        waitFor(count, timeoutMs = 10_000, type) {
+          const counted = () =>
+            type === undefined ? events : events.filter((event) => event.event === type);
           return new Promise((resolveWait, rejectWait) => {
             const check = () => {
-              if (events.length >= count) {
+              const seen = counted();
+              if (seen.length >= count) {
                 waiters.delete(check);
                 clearTimeout(timer);
-                resolveWait(events.slice(0, count));
+                resolveWait(seen.slice(0, count));
               } else if (ended) {
                 waiters.delete(check);
                 clearTimeout(timer);
-                rejectWait(new Error(`stream ended after ${events.length} of ${count} events`));
+                rejectWait(new Error(`stream ended after ${seen.length} of ${count} events`));
               }
             };
             const timer = setTimeout(() => {
               waiters.delete(check);
-              rejectWait(new Error(`only ${events.length} of ${count} events within ${timeoutMs} ms`));
+              rejectWait(new Error(`only ${counted().length} of ${count} events within ${timeoutMs} ms`));
             }, timeoutMs);
             waiters.add(check);
             check();

@@ -7,7 +7,7 @@ import { verifyChain } from '@fairdice/client/verify';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'vitest';
-import type { Jwks, Receipt } from '../../src/trust/receipt.js';
+import type { Jwks, Receipt, TableHead } from '../../src/trust/receipt.js';
 import { readRollText } from './roll-text.js';
 
 /** Every tool, in the order of the operation table. */
@@ -76,17 +76,29 @@ export async function playAtTable(client: Client, jwks: Jwks): Promise<void> {
   // The log read back: both entries, in order, one unbroken chain under the server's keys.
   const logged = await call(client, 'table_log', { table: table.id });
   expect(logged.isError).toBeFalsy();
-  const log = logged.structuredContent as { entries: number; rolls: Receipt[] };
+  const log = logged.structuredContent as { entries: number; rolls: Receipt[]; head: TableHead };
   expect(log.entries).toBe(2);
   expect(log.rolls).toEqual(rolled.map((roll) => roll.receipt));
-  expect(await verifyChain(log.rolls, jwks)).toEqual({ valid: true, entries: 2 });
+  expect(await verifyChain(log.rolls, jwks, log.head)).toEqual({ valid: true, entries: 2 });
+  expect(log.head).toMatchObject({ table: table.id, entries: 2 });
   const lines = textOf(logged).split('\n');
   expect(lines[0]).toBe(`Table ${table.id}: 2 rolls in all; #1 to #2:`);
   expect(lines[1]).toMatch(
     new RegExp(`^#1 \\S+ 1d20 \\[\\d+( crit| fumble)?\\] \\+ 5 = ${rolled[0]!.total}$`),
   );
   const after = await call(client, 'table_log', { table: table.id, after: 2 });
-  expect(textOf(after)).toBe(`Table ${table.id}: 2 rolls in all; none after #2.`);
+  expect(textOf(after).split('\n')[0]).toBe(`Table ${table.id}: 2 rolls in all; none after #2.`);
+  expect(textOf(after)).toMatch(/\nSigned head: 2 entries, last hash [0-9a-f]{12}…, at /);
+
+  // The log with its last entry cut fails against its head, through the tool, saying how much is missing.
+  const cut = await call(client, 'verify_receipt', { rolls: log.rolls.slice(0, 1), head: log.head });
+  expect(cut.structuredContent).toEqual({
+    valid: false,
+    reason: 'entry 2: the head promises 2 entries but the log has 1: entries were cut from its end',
+  });
+  expect(textOf(cut)).toMatch(/^NOT valid: .*Do not trust this log\.$/);
+  const whole = await call(client, 'verify_receipt', { rolls: log.rolls, head: log.head });
+  expect(whole.structuredContent).toEqual({ valid: true, kid: jwks.keys[0]!.kid, entries: 2 });
 
   // A receipt verifies through the tool; the same one with a die changed does not.
   const genuine = await call(client, 'verify_receipt', { receipt: rolled[1]!.receipt });

@@ -123,7 +123,7 @@ describeWithRedis('Redis store with real instances', (executable) => {
     expect((await rollAt(b.base, table, '1d4')).status).toBe(200);
     expect((await rollAt(a.base, table, '1d6')).status).toBe(200);
     expect((await rollAt(b.base, table, '1d8')).status).toBe(200);
-    const events = await stream.waitFor(3);
+    const events = await stream.waitFor(3, undefined, 'roll');
     stream.close();
     const receipts = events.map((event) => JSON.parse(event.data) as Receipt);
     expect(receipts.map((receipt) => [receipt.seq, receipt.request.formula])).toEqual([

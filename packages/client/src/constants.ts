@@ -27,6 +27,8 @@ export const API_ERROR_CODES = [
   'table_full',
   'too_many_tables',
   'too_many_streams',
+  'idempotency_key_in_use',
+  'idempotency_key_reused',
   'unavailable',
 ] as const;
 

@@ -44,7 +44,19 @@ import {
 
 export * from './describe.js';
 export * from './types.js';
-export { type VerifyResult, verifyReceipt } from './verify.js';
+export {
+  type ChainResult,
+  commitmentOf,
+  compareHeads,
+  entryMatchesHead,
+  type HeadComparison,
+  type VerifyResult,
+  verifyChain,
+  verifyEntry,
+  verifyHead,
+  verifyReceipt,
+  verifyReveal,
+} from './verify.js';
 
 /** The `data` of every error the service answers over tRPC. */
 export interface DiceErrorData {

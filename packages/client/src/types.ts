@@ -18,7 +18,18 @@ export type { Ed25519Jwk, Jwks, Receipt, SignedRequest, VerifyResponse } from '.
 export type { BatchRollResponse, RollResponse } from './shapes/response.js';
 export type { DieGroup, DieThrow, ExpressionNode, GroupItem, Roll } from './shapes/roll.js';
 export type { StatsOutcome, StatsResponse } from './shapes/stats.js';
-export type { TableCreated, TableRolls } from './shapes/tables.js';
+export type {
+  ReportEntry,
+  RevealEntry,
+  SealedEntry,
+  SealedRequest,
+  SealedRoll,
+  TableCreated,
+  TableEntry,
+  TableHead,
+  TableReport,
+  TableRolls,
+} from './shapes/tables.js';
 
 /** An integer flat modifier, or a formula fragment such as `'1d4'` (terms only, no tag). */
 export type Bonus = number | string;
@@ -44,11 +55,26 @@ export interface RollRequest {
   receipt?: boolean;
   /** Roll at this table (an id from `createTable`): always signed, appended to the table's log. */
   table?: string;
+  /** Who rolls: a display name of 1 to 32 characters, signed into the receipt. */
+  by?: string;
+  /** What the roll is for: 1 to 200 characters, signed into the receipt. */
+  note?: string;
+  /**
+   * A key of 1 to 255 visible ASCII characters, new for each roll: the same key again with the
+   * same request within 24 hours answers the first answer (`replayed: true`) instead of rolling
+   * (docs/api.md#idempotency).
+   */
+  idempotencyKey?: string;
 }
+
+/** One roll of a batch: a RollRequest without its own idempotency key (the batch has one). */
+export type BatchRollItem = Omit<RollRequest, 'idempotencyKey'>;
 
 /** The input of `batch` (POST /v1/roll/batch): rolls that share one dice budget. */
 export interface BatchRollRequest {
-  rolls: readonly RollRequest[];
+  rolls: readonly BatchRollItem[];
+  /** As RollRequest's: one key for the whole batch. */
+  idempotencyKey?: string;
 }
 
 /** The input of `stats` (GET /v1/stats): a formula, an advantage state and the explosion depth to list. */
@@ -58,7 +84,8 @@ export interface StatsQuery extends Omit<RollQuery, 'receipt'> {
 }
 
 /** The input of `statsWith` (POST /v1/stats): a RollRequest plus the explosion depth to list. */
-export interface StatsRequest extends Omit<RollRequest, 'receipt' | 'table'> {
+export interface StatsRequest
+  extends Omit<RollRequest, 'receipt' | 'table' | 'by' | 'note' | 'idempotencyKey'> {
   depth?: number;
 }
 
@@ -77,9 +104,14 @@ export interface StoredRollQuery {
   rollId: string;
 }
 
-/** The input of `verifyReceipt` (POST /v1/receipts/verify): a receipt, as the service gave it. */
+/**
+ * The input of `verifyReceipt` (POST /v1/receipts/verify): a receipt; or a head, a log (`rolls`,
+ * from entry 1) or both, the log then checked against the head.
+ */
 export interface VerifyRequest {
-  receipt: Record<string, unknown>;
+  receipt?: Record<string, unknown>;
+  head?: Record<string, unknown>;
+  rolls?: readonly Record<string, unknown>[];
 }
 
 /** The API error a failed call carries: the code and message REST would answer with. */

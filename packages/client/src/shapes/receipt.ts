@@ -3,19 +3,33 @@
 import { z } from 'zod';
 import { AdvantageStateSchema, ROLL_EXAMPLE, RollSchema } from './roll.js';
 
-const signedRequest = z
-  .strictObject({
-    formula: z.string(),
-    advantage: AdvantageStateSchema.optional(),
-    bonuses: z.array(z.union([z.number().int(), z.string()])).optional(),
-    tags: z.array(z.string()).optional(),
-  })
-  .meta({
-    id: 'SignedRequest',
-    description: 'What was asked: the roll request without its receipt and table switches.',
-  });
+/** The fields of what was asked; a sealed entry shows them all but `note` (./tables.ts). */
+export const signedRequestFields = {
+  formula: z.string(),
+  advantage: AdvantageStateSchema.optional(),
+  bonuses: z.array(z.union([z.number().int(), z.string()])).optional(),
+  tags: z.array(z.string()).optional(),
+  by: z
+    .string()
+    .optional()
+    .meta({ description: 'Who rolled, as the roller named themselves (1 to 32 characters).' }),
+  note: z
+    .string()
+    .optional()
+    .meta({ description: 'What the roll was for, as the roller wrote it (1 to 200 characters).' }),
+  sealed: z.literal(true).optional().meta({
+    description:
+      'A sealed roll (docs/trust.md#sealed-rolls): this receipt is what its sealed entry commits to, never an entry of the log itself.',
+  }),
+};
 
-/** What was asked: the roll request as rolled, without its receipt and table switches. */
+const signedRequest = z.strictObject(signedRequestFields).meta({
+  id: 'SignedRequest',
+  description:
+    'What was asked: the roll request without its switches (receipt, table, idempotencyKey); `by`, `note` and `sealed` only when given.',
+});
+
+/** What was asked: the roll request as rolled, without its switches; `by`, `note` and `sealed` only when given. */
 export interface SignedRequest extends z.output<typeof signedRequest> {}
 export const SignedRequestSchema: z.ZodType<SignedRequest, SignedRequest> = signedRequest;
 
@@ -99,12 +113,17 @@ export const JwksSchema: z.ZodType<Jwks, Jwks> = jwks;
 const verifyResult = z
   .strictObject({
     valid: z.boolean(),
-    kid: z.string().optional().meta({ description: 'When valid: the key that verified it.' }),
+    kid: z.string().optional().meta({
+      description: "When valid: the key that verified it (a log: its head's key, else its first entry's).",
+    }),
+    entries: z.number().int().optional().meta({
+      description: 'When valid, for a head or a log: the entries the head promises, or the log holds.',
+    }),
     reason: z.string().optional().meta({ description: 'When invalid: what failed.' }),
   })
   .meta({
     id: 'VerifyResult',
-    description: 'Whether the receipt is genuine and unaltered.',
+    description: 'Whether the receipt, the head or the log is genuine and unaltered.',
     example: { valid: false, reason: 'signature does not match the receipt' },
   });
 

@@ -4,12 +4,20 @@ import { z } from 'zod';
 import { ReceiptSchema } from './receipt.js';
 import { ROLL_EXAMPLE, rollFields } from './roll.js';
 
+/** A replay of an idempotent request's first answer, as tRPC and MCP say it (REST: a header). */
+const replayed = () =>
+  z.literal(true).optional().meta({
+    description:
+      'Over tRPC and MCP only: this is the first answer to the same idempotencyKey given again; nothing was rolled (docs/api.md#idempotency). REST says so with the `Idempotent-Replayed: true` header and answers the first body unchanged.',
+  });
+
 const rollResponse = z
   .strictObject({
     ...rollFields,
     receipt: ReceiptSchema.optional().meta({
       description: 'Present when a receipt was asked for, or at a table.',
     }),
+    replayed: replayed(),
   })
   .meta({
     id: 'RollResponse',
@@ -26,6 +34,7 @@ const batchRollResponse = z
     rolls: z
       .array(RollResponseSchema)
       .meta({ description: 'One result per requested roll, in request order.' }),
+    replayed: replayed(),
   })
   .meta({
     id: 'BatchRollResponse',

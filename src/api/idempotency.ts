@@ -1,0 +1,86 @@
+// One roll per question (docs/api.md#idempotency): a roll or batch sent with an Idempotency-Key
+// is answered once; the same key with the same request from the same caller within 24 hours gets
+// that first answer again (`replayed: true`; REST: the `Idempotent-Replayed` header), rolling
+// nothing and charging nothing; the same key with another request is refused. The key is reserved
+// in the store before anything is rolled, so two requests racing with one key make one roll, on
+// one instance or several.
+import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { canonicalJson } from '@fairdice/client/verify';
+import { DiceError, MESSAGES } from '../errors.js';
+import { LIMITS } from '../limits.js';
+import type { DiceContext } from './context.js';
+import { asTrustError, trustOf } from './tables.js';
+
+/** How often a request polls for the answer of another request holding its key. */
+const POLL_MS = 25;
+
+const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
+
+/** An answer marked as a replay of the first one. */
+export type Replayable<T> = T & { replayed?: true };
+
+/**
+ * Runs `run` once per Idempotency-Key of the caller: the first request with `key` runs it and
+ * keeps the answer; later ones with the same operation and input get it back with
+ * `replayed: true`. `input` is what names the request (its key left out). No key: just runs.
+ * A request that fails keeps no answer: its key may be sent again.
+ */
+export async function idempotent<T extends object>(
+  operation: string,
+  key: string | undefined,
+  input: object,
+  ctx: DiceContext,
+  run: () => T | Promise<T>,
+): Promise<Replayable<T>> {
+  if (key === undefined) return run();
+  const { store } = trustOf(ctx);
+  // Scoped to the caller: the rate limit's key (an address, or a Discord user).
+  const scoped = sha256(`${ctx.caller ?? ctx.address ?? ''}\n${key}`);
+  const { idempotencyKey: _key, ...named } = input as { idempotencyKey?: unknown };
+  const fingerprint = sha256(`${operation}\n${canonicalJson(named)}`);
+  const deadline = Date.now() + LIMITS.idempotencyWaitMs;
+  for (;;) {
+    const now = Date.now();
+    const held = await store
+      // A reservation outlives the wait of every request behind it, and lapses if its process dies.
+      .reserveIdempotencyKey(scoped, fingerprint, now, 3 * LIMITS.idempotencyWaitMs)
+      .catch((error: unknown) => {
+        throw asTrustError(error);
+      });
+    if (held.state === 'reserved') return answerOnce(scoped, fingerprint, ctx, run);
+    if (held.fingerprint !== fingerprint)
+      throw new DiceError('idempotency_key_reused', MESSAGES.idempotencyKeyReused);
+    if (held.state === 'done') return { ...(JSON.parse(held.body) as T), replayed: true };
+    if (now >= deadline) throw new DiceError('idempotency_key_in_use', MESSAGES.idempotencyKeyInUse);
+    await sleep(POLL_MS);
+  }
+}
+
+async function answerOnce<T extends object>(
+  scoped: string,
+  fingerprint: string,
+  ctx: DiceContext,
+  run: () => T | Promise<T>,
+): Promise<T> {
+  const { store } = trustOf(ctx);
+  let answer: T;
+  try {
+    answer = await run();
+  } catch (error) {
+    await store.releaseIdempotencyKey(scoped, fingerprint).catch(() => {});
+    throw error;
+  }
+  await store
+    .completeIdempotencyKey(
+      scoped,
+      fingerprint,
+      JSON.stringify(answer),
+      Date.now(),
+      LIMITS.idempotencyKeyTtlMs,
+    )
+    .catch((error: unknown) => {
+      throw asTrustError(error);
+    });
+  return answer;
+}

@@ -30,11 +30,13 @@ import { LIMITS } from '../limits.js';
 import type { RollResponse } from '../roll/types.js';
 import type { StatsResponse } from '../stats/distribution.js';
 import type { Receipt } from '../trust/receipt.js';
+import type { TableRecord } from '../store/store.js';
 import type { Trust } from '../trust/service.js';
 import { buttonOf, COMMAND, customIdOf, NOTE_MAX_LENGTH, OPTION, TABLE_SUBCOMMAND } from './commands.js';
 import {
   cut,
   fitContent,
+  headText,
   type Links,
   logContent,
   MESSAGE_LIMITS,
@@ -82,7 +84,8 @@ const OptionSchema: z.ZodType<CommandOption> = z.lazy(() =>
 );
 
 const IdSchema = z.string().regex(/^\d{1,25}$/);
-const UserSchema = z.looseObject({ id: IdSchema });
+const NameSchema = z.string().nullish();
+const UserSchema = z.looseObject({ id: IdSchema, username: NameSchema, global_name: NameSchema });
 
 /** The parts of an interaction fairdice reads; whatever else Discord sends passes unread. */
 export const InteractionSchema = z.looseObject({
@@ -96,7 +99,7 @@ export const InteractionSchema = z.looseObject({
       custom_id: z.string().optional(),
     })
     .optional(),
-  member: z.looseObject({ user: UserSchema }).optional(),
+  member: z.looseObject({ user: UserSchema, nick: NameSchema }).optional(),
   user: UserSchema.optional(),
   channel_id: IdSchema.optional(),
   channel: z.looseObject({ id: IdSchema }).optional(),
@@ -109,6 +112,10 @@ interface Asker {
   /** The Discord user's id, and the key their budgets count under. */
   user: string;
   key: string;
+  /** Their name as the server shows it (its nickname, else their display name): the `by` of their rolls. */
+  name: string;
+  /** The interaction's id: the Idempotency-Key of the roll it asks for. */
+  interaction: string;
   /** The channel's id (a server channel, a DM, a group DM), when Discord says it. */
   channel: string | undefined;
 }
@@ -127,10 +134,31 @@ export function userKeyOf(interaction: Interaction): string | undefined {
   return user === undefined ? undefined : userKey(user);
 }
 
+/**
+ * Who rolls, as the receipt signs it (`by`): the name the server shows (nickname, display name,
+ * username), without control characters, cut to LIMITS.byMaxLength; the user's id when none is.
+ */
+function nameOf(interaction: Interaction, user: string): string {
+  const shown = [
+    interaction.member?.nick,
+    interaction.member?.user.global_name ?? interaction.user?.global_name,
+    interaction.member?.user.username ?? interaction.user?.username,
+  ]
+    .map((name) => (name ?? '').replace(/\p{Cc}/gu, '').trim())
+    .find((name) => name !== '');
+  return [...(shown ?? `discord:${user}`)].slice(0, LIMITS.byMaxLength).join('');
+}
+
 function askerOf(interaction: Interaction): Asker | undefined {
   const user = userIdOf(interaction);
   if (user === undefined) return undefined;
-  return { user, key: userKey(user), channel: interaction.channel?.id ?? interaction.channel_id };
+  return {
+    user,
+    key: userKey(user),
+    name: nameOf(interaction, user),
+    interaction: interaction.id,
+    channel: interaction.channel?.id ?? interaction.channel_id,
+  };
 }
 
 /** Refused by a budget of commands: whose, and when to come back. */
@@ -265,15 +293,20 @@ interface RollAsked {
  */
 async function roll(asker: Asker, asked: RollAsked, setting: DiscordSetting): Promise<Message> {
   const ctx = setting.contextFor(asker.key);
-  // A private roll at a table is logged like any other (the log shows it): sealed rolls, which
-  // log a commitment instead, plug in here once the store keeps them.
+  // A private roll at a table is logged like any other (the log shows it).
   const table = await channelTable(ctx, asker, setting.now());
   if (table !== undefined && asker.channel !== undefined)
     await spend(setting.tableOpsPerChannel, channelKey(asker.channel), 'channel');
-  // `note` is shown with the roll; signing it into the receipt (with who rolled) plugs in here.
+  // Who rolled and why are signed into the receipt; the interaction's id is the roll's
+  // Idempotency-Key, so Discord sending the same interaction again answers the same roll.
   const input = await parseInput(OPERATIONS.rollWith.input, {
-    value:
-      table === undefined ? { formula: asked.formula, receipt: true } : { formula: asked.formula, table },
+    value: {
+      formula: asked.formula,
+      ...(table === undefined ? { receipt: true } : { table }),
+      by: asker.name,
+      ...(asked.note === undefined ? {} : { note: asked.note }),
+      idempotencyKey: asker.interaction,
+    },
   });
   const rolled = await rollOperation(input, ctx);
   const { content, embed } = rollMessage({
@@ -366,43 +399,50 @@ async function table(sub: string, asker: Asker, setting: DiscordSetting): Promis
       ephemeral: true,
     });
   }
-  if (sub === TABLE_SUBCOMMAND.verify) return verifyTable(current, record.entries, trust, setting, now);
+  if (sub === TABLE_SUBCOMMAND.verify) return verifyTable(record, trust, setting, now);
   // The report of how lucky the rolls were plugs in here once the table report operation exists.
   return message('The report of a table is not available on this fairdice yet.', { ephemeral: true });
 }
 
-/** Checks the whole log of a table, when it is short enough to check within Discord's time. */
+/**
+ * Checks the whole log of a table against the head signed as it was read, when the log is short
+ * enough to check within Discord's time, and shows the head.
+ */
 async function verifyTable(
-  tableId: string,
-  entries: number,
+  record: TableRecord,
   trust: Trust,
   setting: DiscordSetting,
   now: number,
 ): Promise<Message> {
+  const { id: tableId, entries } = record;
   const page = `<${tablePageUrl(setting.links, tableId)}>`;
+  const head = trust.head(record);
+  const signed = headText(head);
   if (entries > LIMITS.discordVerifyEntries) {
     return message(
-      `This channel's table holds ${entries} rolls, more than can be checked within Discord's time (${LIMITS.discordVerifyEntries}): check it in your browser, ${page}, or with \`npm run verify\` (docs/trust.md).`,
+      `This channel's table holds ${entries} rolls, more than can be checked within Discord's time (${LIMITS.discordVerifyEntries}): check it in your browser, ${page}, or with \`npm run verify\` (docs/trust.md).\n${signed}`,
     );
   }
-  // The signed head that proves the log is whole plugs in here once tables sign one.
+  // The log as the store holds it: a log shorter than the head, or forked from it, fails
+  // (docs/trust.md#signed-heads).
   const log = (await trust.store.rolls(tableId, 0, entries, now)) ?? [];
-  const result = await verifyChain(log, trust.keys.jwks);
+  const result = await verifyChain(log, trust.keys.jwks, head);
   if (!result.valid) {
     return message(
       `This channel's table does NOT check out: entry #${result.seq ?? '?'}: ${result.reason}. Do not trust its rolls from there on.`,
     );
   }
-  if (log.length !== entries) {
-    return message(
-      `This channel's table does NOT check out: the store counts ${entries} rolls but lists ${log.length}.`,
-    );
-  }
   return message(
     entries === 0
-      ? `This channel's table has no rolls yet. Check it any time: ${page}`
-      : `This channel's table checks out: all ${entries} rolls are signed by this fairdice's key, numbered 1 to ${entries} with none missing, and each holds the hash of the one before, so none was altered, removed or slipped in. Check it yourself: ${page}`,
+      ? `This channel's table has no rolls yet. Check it any time: ${page}\n${signed}`
+      : `This channel's table checks out: all ${entries} rolls are signed by this fairdice's key, numbered 1 to ${entries} with none missing, each holds the hash of the one before, and the last is the one the signed head names, so none was altered, removed, slipped in or cut from the end. Check it yourself: ${page}\n${signed}`,
   );
+}
+
+/** A note as the receipt signs it: on one line, at most NOTE_MAX_LENGTH characters; none when blank. */
+function noteOf(text: string | undefined): string | undefined {
+  const note = [...(text ?? '').replace(/\p{Cc}+/gu, ' ').trim()].slice(0, NOTE_MAX_LENGTH).join('');
+  return note === '' ? undefined : note;
 }
 
 const optionsOf = (options: readonly CommandOption[] | undefined): Map<string, CommandOption> =>
@@ -422,7 +462,7 @@ async function command(interaction: Interaction, asker: Asker, setting: DiscordS
         {
           formula,
           private: options.get(OPTION.private)?.value === true,
-          note: stringOf(options.get(OPTION.note))?.slice(0, NOTE_MAX_LENGTH),
+          note: noteOf(stringOf(options.get(OPTION.note))),
           again: false,
         },
         setting,

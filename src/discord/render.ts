@@ -232,12 +232,18 @@ export interface LogEntryShown {
   seq?: number | undefined;
   time: string;
   roll: RollResponse;
-  /** The request rolled: it names string bonuses as written. */
-  request?: DescribedRequest | undefined;
+  /** The request rolled: it names string bonuses as written, and who rolled and why. */
+  request?: (DescribedRequest & { by?: string | undefined; note?: string | undefined }) | undefined;
 }
 
-/** Characters of one line of the log at most: ten of them fit one message. */
-const LOG_LINE_MAX = 150;
+/** `Mira: ` before a roll, ` (attack on the ogre)` after it: who rolled and why, as text. */
+const byText = (by: string | undefined): string => (by === undefined ? '' : `${escapeMarkdown(by)}: `);
+const noteText = (note: string | undefined, max: number): string =>
+  note === undefined ? '' : ` (${escapeMarkdown(cut(note, max))})`;
+
+/** Characters of one line of the log's roll, and of its note: ten lines fit one message. */
+const LOG_LINE_MAX = 120;
+const LOG_NOTE_MAX = 40;
 
 /** The last entries of a table's log, one line each, and where to read and check all of it. */
 export function logContent(
@@ -251,7 +257,7 @@ export function logContent(
       : `This channel's table: ${table.entries} roll${table.entries === 1 ? '' : 's'}; the last ${entries.length}:`;
   const lines = entries.map(
     (entry) =>
-      `#${entry.seq} ${discordTime(Date.parse(entry.time), 't')} ${lineOf(describeRoll(entry.roll, entry.request), LOG_LINE_MAX)}`,
+      `#${entry.seq} ${discordTime(Date.parse(entry.time), 't')} ${byText(entry.request?.by)}${lineOf(describeRoll(entry.roll, entry.request), LOG_LINE_MAX)}${noteText(entry.request?.note, LOG_NOTE_MAX)}`,
   );
   const all = `The whole log, checked in your browser: ${link(`table ${table.id}`, tablePageUrl(links, table.id))}`;
   return fitContent([head, ...lines, all].join('\n'));
@@ -421,4 +427,87 @@ export function rollEmbed(description: RollDescription, receipt: string | undefi
     color: EMBED_COLOUR,
     fields,
   };
+}
+
+// --- opposed rolls, targets, signed heads and luck reports -------------------------------------
+
+/** What the odds message reads of an opposed roll: P(A > B), P(A = B), P(A < B). */
+export interface VersusShown {
+  formula: string;
+  greater: number;
+  equal: number;
+  less: number;
+}
+
+/** `1d20+5` against `1d20+3`: who rolls higher, a tie, who rolls lower. */
+export const versusText = (formula: string, versus: VersusShown): string =>
+  `${code(cut(formula, 100))} against ${code(cut(versus.formula, 100))}: higher ${percentOf(versus.greater)}, tie ${percentOf(versus.equal)}, lower ${percentOf(versus.less)}`;
+
+/** What the odds message reads of an asked total: the exact chance of reaching it. */
+export interface TargetShown {
+  total: number;
+  atLeast: number;
+  atLeastExact: string;
+}
+
+/** `At least 15: 9.26% (exactly 5/54)`. */
+export const targetText = (target: TargetShown): string =>
+  `At least ${target.total}: **${percentOf(target.atLeast)}** (exactly ${target.atLeastExact})`;
+
+/** What a message reads of a table's signed head. */
+export interface HeadShown {
+  entries: number;
+  lastHash: string;
+  time: string;
+  kid: string;
+}
+
+/** The signed head: how many entries, the hash of the last, when, by which key. */
+export const headText = (head: HeadShown): string =>
+  `Signed head: ${head.entries} entr${head.entries === 1 ? 'y' : 'ies'}, the last hashing to \`${head.lastHash.slice(0, 16)}…\`, signed ${discordTime(Date.parse(head.time), 'f')} with key \`${head.kid.slice(0, 12)}…\`.`;
+
+/** What the report message reads of a table's luck report. */
+export interface ReportShown {
+  covered: { from: number; to: number; rolls: number; rated: number; sealed: number; notRated: number };
+  byRoller: ReadonlyArray<{ by: string | null; rated: number; meanMidP: number }>;
+  overall: { rated: number; meanMidP: number | null };
+  test: { sentence: string };
+}
+
+/** Rollers listed in a report at most. */
+const REPORT_ROLLERS = 15;
+
+/** `1st`, `2nd`, `3rd`, `11th`, `71st`. */
+function ordinal(n: number): string {
+  const tens = n % 100;
+  const suffix = tens >= 11 && tens <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th');
+  return `${n}${suffix}`;
+}
+
+/** A mean percentile as players read it: the 50th is average luck. */
+const luck = (meanMidP: number): string => `${ordinal(Math.round(meanMidP * 100))} percentile`;
+
+/**
+ * How lucky the night was: what was read, the table's mean percentile, each roller's, and the
+ * verdict of the test of fair dice, in plain words.
+ */
+export function reportContent(report: ReportShown, tableId: string, links: Links): string {
+  const { covered, overall } = report;
+  const lines = [
+    `How lucky this channel's table was: entries #${covered.from} to #${covered.to}, ${covered.rolls} roll${covered.rolls === 1 ? '' : 's'}, ${covered.rated} rated${covered.sealed === 0 ? '' : `, ${covered.sealed} sealed (not rated until revealed)`}${covered.notRated === 0 ? '' : `, ${covered.notRated} not rated`}.`,
+  ];
+  if (overall.meanMidP !== null)
+    lines.push(`The table rolled at the **${luck(overall.meanMidP)}** on average (50th is average luck).`);
+  const rollers = report.byRoller.slice(0, REPORT_ROLLERS);
+  for (const roller of rollers) {
+    const who = roller.by === null ? 'rolls naming nobody' : escapeMarkdown(cut(roller.by, 80));
+    lines.push(
+      `- ${who}: ${luck(roller.meanMidP)} over ${roller.rated} roll${roller.rated === 1 ? '' : 's'}`,
+    );
+  }
+  if (report.byRoller.length > rollers.length)
+    lines.push(`- and ${report.byRoller.length - rollers.length} more rollers`);
+  lines.push(report.test.sentence);
+  lines.push(`Every roll, in your browser: ${link(`table ${tableId}`, tablePageUrl(links, tableId))}`);
+  return fitContent(lines.join('\n'));
 }

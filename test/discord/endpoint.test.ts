@@ -288,7 +288,11 @@ describe('POST /discord/interactions', () => {
       const receiptId = receiptIdOf(answer.content);
       const stored = await app.inject({ method: 'GET', url: `/v1/rolls/${receiptId}` });
       expect(stored.statusCode).toBe(200);
-      expect(stored.json()).toMatchObject({ request: { formula: '1d20+5' }, roll: { total: 25 } });
+      // Who rolled is signed into the receipt: the name the server shows.
+      expect(stored.json()).toMatchObject({
+        request: { formula: '1d20+5', by: 'Player' },
+        roll: { total: 25 },
+      });
       const verified = await app.inject({
         method: 'POST',
         url: '/v1/receipts/verify',
@@ -305,6 +309,39 @@ describe('POST /discord/interactions', () => {
       expect(answer.content).toContain('Note: \\*\\*sneak\\*\\* \\@everyone \\<\\@1\\>');
       expect(answer.content).toContain('Only you see this answer.');
       expect(answer.customIds).toEqual(['roll:p:2d6', 'odds:2d6']);
+      // The note is signed into the receipt as typed.
+      const stored = await app.inject({ method: 'GET', url: `/v1/rolls/${receiptIdOf(answer.content)}` });
+      expect(stored.json().request).toMatchObject({ by: 'Player', note: '**sneak** @everyone <@1>' });
+    });
+
+    it('signs the nickname a server shows as who rolled, else the display name, else the username', async () => {
+      const nicked = slashCommand('roll', { formula: '1d4' }, { user: '2200000000000000611' });
+      (nicked.member as Record<string, unknown>).nick = 'Mira the Bold';
+      const inDm = slashCommand('roll', { formula: '1d4' }, { user: '2200000000000000612', guild: false });
+      (inDm.user as Record<string, unknown>).global_name = null;
+      const byOf = async (interaction: Record<string, unknown>) => {
+        const answer = await served.said(interaction);
+        const stored = await app.inject({ method: 'GET', url: `/v1/rolls/${receiptIdOf(answer.content)}` });
+        return (stored.json() as { request: { by?: string } }).request.by;
+      };
+      expect(await byOf(nicked)).toBe('Mira the Bold');
+      expect(await byOf(inDm)).toBe('player');
+    });
+
+    it('rolls once per interaction: Discord sending the same one again gets the same roll', async () => {
+      const channel = { channel: '3300000000000000620', user: '2200000000000000620' };
+      await served.said(slashCommand('table', {}, channel, 'start'));
+      const interaction = slashCommand('roll', { formula: '1d20', note: 'once' }, channel);
+      const first = await served.said(interaction);
+      const again = await served.said(interaction);
+      expect(receiptIdOf(again.content)).toBe(receiptIdOf(first.content));
+      expect(again.content).toBe(first.content);
+      // The table's log holds the one roll.
+      const log = await served.said(slashCommand('table', {}, channel, 'log'));
+      expect(log.content).toMatch(/^This channel's table: 1 roll; the last 1:\n#1 /);
+      // Another interaction with the same formula is another roll.
+      const other = await served.said(slashCommand('roll', { formula: '1d20', note: 'once' }, channel));
+      expect(other.content).toContain('Table entry #2');
     });
 
     it("answers a formula error with the service's message, ephemerally", async () => {
@@ -435,7 +472,13 @@ describe('POST /discord/interactions', () => {
       expect(tableId).toBeDefined();
       expect(started.content).toContain(`<${PUBLIC_URL}/?table=${tableId}>`);
 
-      const first = await served.said(slashCommand('roll', { formula: '1d20' }, channel));
+      const first = await served.said(
+        slashCommand(
+          'roll',
+          { formula: '1d20', note: 'perception' },
+          { ...channel, user: '2200000000000000777' },
+        ),
+      );
       expect(first.content).toContain('Table entry #1, signed: [receipt]');
       const second = await served.said(buttonPress('roll:-:2d6', channel));
       expect(second.content).toContain('Table entry #2, signed');
@@ -448,14 +491,20 @@ describe('POST /discord/interactions', () => {
       const log = await served.said(slashCommand('table', {}, channel, 'log'));
       expect(log.ephemeral).toBe(true);
       expect(log.content).toMatch(
-        /^This channel's table: 2 rolls; the last 2:\n#1 <t:\d+:t> `1d20 \[20 crit\] = 20`\n#2 <t:\d+:t> `2d6 \[6 6\] = 12`\n/,
+        /^This channel's table: 2 rolls; the last 2:\n#1 <t:\d+:t> Player: `1d20 \[20 crit\] = 20` \(perception\)\n#2 <t:\d+:t> Player: `2d6 \[6 6\] = 12`\n/,
       );
       const rest = await app.inject({ method: 'GET', url: `/v1/tables/${tableId}/rolls` });
       expect(rest.json()).toMatchObject({ entries: 2 });
+      const head = rest.json().head as { entries: number; lastHash: string };
+      expect(head.entries).toBe(2);
 
       const verified = await served.said(slashCommand('table', {}, channel, 'verify'));
       expect(verified.ephemeral).toBe(false);
       expect(verified.content).toMatch(/^This channel's table checks out: all 2 rolls are signed/);
+      // The head it checked the log against, as any read of the log signs it.
+      expect(verified.content).toContain(
+        `\nSigned head: 2 entries, the last hashing to \`${head.lastHash.slice(0, 16)}…\`, signed <t:`,
+      );
 
       const report = await served.said(slashCommand('table', {}, channel, 'report'));
       expect(report).toMatchObject({

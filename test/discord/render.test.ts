@@ -9,8 +9,12 @@ import {
   chartRows,
   escapeMarkdown,
   fitContent,
+  headText,
   MESSAGE_LIMITS,
+  reportContent,
   rollMessage,
+  targetText,
+  versusText,
 } from '../../src/discord/render.js';
 import { roll } from '../../src/roll/roll.js';
 import { maxSource, scripted } from '../support/sources.js';
@@ -146,5 +150,64 @@ describe('formulaChoices', () => {
     }
     expect(formulaChoices('d20 to hit', 1000)[0]!.name).toMatch(/^d20 to hit ⚠ /);
     expect(formulaChoices('2000d6', 1000)[0]!.name).toMatch(/^2000d6 ⚠ /);
+  });
+});
+
+describe('the odds of an opposed roll, a target, a signed head and a luck report', () => {
+  it('says who rolls higher, a tie and who rolls lower, and the exact chance of a target', () => {
+    expect(versusText('1d20+5', { formula: '1d20+3', greater: 0.5475, equal: 0.0475, less: 0.405 })).toBe(
+      '`1d20+5` against `1d20+3`: higher 54.75%, tie 4.75%, lower 40.50%',
+    );
+    expect(targetText({ total: 15, atLeast: 5 / 54, atLeastExact: '5/54' })).toBe(
+      'At least 15: **9.26%** (exactly 5/54)',
+    );
+  });
+
+  it('names the signed head: entries, last hash, time in the reader’s zone, key', () => {
+    const head = {
+      entries: 3,
+      lastHash: 'ab'.repeat(32),
+      time: '2026-11-28T04:00:00.000Z',
+      kid: 'k'.repeat(43),
+    };
+    expect(headText(head)).toBe(
+      `Signed head: 3 entries, the last hashing to \`${'ab'.repeat(8)}…\`, signed <t:${Date.parse(head.time) / 1000}:f> with key \`${'k'.repeat(12)}…\`.`,
+    );
+  });
+
+  it('reports how lucky the table was, per roller, with the verdict, within a message', () => {
+    const report = {
+      covered: { from: 1, to: 12, rolls: 10, rated: 8, sealed: 1, notRated: 1 },
+      byRoller: [
+        { by: 'Alice (discord:1)', rated: 5, meanMidP: 0.71 },
+        { by: null, rated: 3, meanMidP: 0.4 },
+        { by: 'Bob', rated: 1, meanMidP: 0.12 },
+        { by: 'Carol', rated: 1, meanMidP: 0.03 },
+      ],
+      overall: { rated: 8, meanMidP: 0.594 },
+      test: { sentence: 'Consistent with fair dice.' },
+    };
+    const content = reportContent(report, 'tbl', links);
+    expect(content.split('\n')).toEqual([
+      "How lucky this channel's table was: entries #1 to #12, 10 rolls, 8 rated, 1 sealed (not rated until revealed), 1 not rated.",
+      'The table rolled at the **59th percentile** on average (50th is average luck).',
+      '- Alice \\(discord\\:1\\): 71st percentile over 5 rolls',
+      '- rolls naming nobody: 40th percentile over 3 rolls',
+      '- Bob: 12th percentile over 1 roll',
+      '- Carol: 3rd percentile over 1 roll',
+      'Consistent with fair dice.',
+      'Every roll, in your browser: [table tbl](<https://dice.example.com/?table=tbl>)',
+    ]);
+    const many = {
+      ...report,
+      byRoller: Array.from({ length: 400 }, (_, i) => ({
+        by: `roller ${i} ${'x'.repeat(90)}`,
+        rated: 1,
+        meanMidP: 0.5,
+      })),
+    };
+    const long = reportContent(many, 'tbl', links);
+    expect(long.length).toBeLessThanOrEqual(MESSAGE_LIMITS.content);
+    expect(long).toContain('- and 385 more rollers');
   });
 });

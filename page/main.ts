@@ -33,6 +33,8 @@ const advantageNote = byId('advantage-note');
 const rollText = byId('roll-text');
 const diceTarget = byId('dice');
 const rollFailure = byId('roll-failure');
+const rollWait = byId('roll-wait');
+const rollButton = byId<HTMLButtonElement>('roll-button');
 const oddsSection = byId('odds');
 const oddsFailure = byId('odds-failure');
 const tableSection = byId('table');
@@ -131,28 +133,90 @@ const odds = new OddsView({
   modes: byId<HTMLFormElement>('odds-form').elements.namedItem('odds-mode') as RadioNodeList,
 });
 
+/** `1 second`, `42 seconds`. */
+const secondsInWords = (seconds: number): string => `${seconds} second${seconds === 1 ? '' : 's'}`;
+
+let waiting: ReturnType<typeof setInterval> | undefined;
+
+/**
+ * The rate limit refused a request: say so in plain words and count down the seconds of its
+ * `retry-after`, the Roll button off until then (asking again early only lengthens the wait).
+ */
+function waitForLimit(response: Response): void {
+  const header = Number(response.headers.get('retry-after'));
+  let left = Number.isFinite(header) && header > 0 ? Math.ceil(header) : 1;
+  clearInterval(waiting);
+  rollButton.disabled = true;
+  rollWait.hidden = false;
+  const say = () => {
+    rollWait.dataset.seconds = String(left);
+    rollWait.textContent = `You can roll again in ${secondsInWords(left)}.`;
+  };
+  say();
+  waiting = setInterval(() => {
+    left -= 1;
+    if (left > 0) return say();
+    clearInterval(waiting);
+    rollButton.disabled = false;
+    rollWait.dataset.seconds = '0';
+    rollWait.textContent = 'You can roll again now.';
+  }, 1000);
+}
+
+/** What a refusal says on the page: a rate limit in plain words (and its countdown), else the API's message. */
+async function refusal(response: Response): Promise<string> {
+  if (response.status !== 429) return errorMessage(response);
+  waitForLimit(response);
+  return 'Too many requests from your address: this service answers each address a set number of times a minute, and everyone behind the same router shares it.';
+}
+
+/**
+ * The odds of each request already shown this session: rolling a formula again costs the roll's
+ * request only. A request without bonuses is asked with GET, whose answer (`cache-control:
+ * public, max-age`, with an ETag) the browser keeps too, across reloads.
+ */
+const oddsKnown = new Map<string, StatsResponse>();
+const ODDS_KEPT = 50;
+
+function askOdds(request: Record<string, unknown>): Promise<Response> {
+  const headers = { accept: 'application/json' };
+  if (request.bonuses === undefined) {
+    const query = new URLSearchParams({ formula: String(request.formula) });
+    if (typeof request.advantage === 'string') query.set('advantage', request.advantage);
+    return fetch(`/v1/stats?${query}`, { headers });
+  }
+  return fetch('/v1/stats', {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify(request),
+  });
+}
+
 /** The latest roll's odds request: an answer for an earlier roll arriving late is dropped. */
 let oddsAsked = 0;
 
 async function showOdds(request: Record<string, unknown>, rolled: number): Promise<void> {
   const asked = ++oddsAsked;
   oddsFailure.textContent = '';
-  const response = await fetch('/v1/stats', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json' },
-    body: JSON.stringify(request),
-  });
-  if (asked !== oddsAsked) return;
-  if (!response.ok) {
-    byId('odds-body').hidden = true;
-    oddsFailure.textContent = `No odds for this roll: ${await errorMessage(response)}`;
-    return;
+  const key = JSON.stringify(request);
+  let stats = oddsKnown.get(key);
+  if (stats === undefined) {
+    const response = await askOdds(request);
+    if (asked !== oddsAsked) return;
+    if (!response.ok) {
+      byId('odds-body').hidden = true;
+      oddsFailure.textContent = `No odds for this roll: ${await refusal(response)}`;
+      return;
+    }
+    stats = (await response.json()) as StatsResponse;
+    if (asked !== oddsAsked) return;
+    if (oddsKnown.size >= ODDS_KEPT) oddsKnown.delete(oddsKnown.keys().next().value!);
+    oddsKnown.set(key, stats);
   }
-  const stats = (await response.json()) as StatsResponse;
-  if (asked !== oddsAsked) return;
   byId('odds-empty').hidden = true;
   byId('odds-body').hidden = false;
-  odds.show(stats, rolled);
+  // Named as the roll's heading names it: with its bonuses and advantage, which the odds include.
+  odds.show(stats, rolled, rollTitle.textContent ?? stats.formula);
 }
 
 form.addEventListener('submit', (event) => {
@@ -176,13 +240,14 @@ async function roll(): Promise<void> {
   if (bonuses.length > 0) request.bonuses = bonuses;
   const body = table.id && features.tables ? { ...request, table: table.id } : request;
   rollFailure.textContent = '';
+  rollWait.hidden = true;
   const response = await fetch('/v1/roll', {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json' },
     body: JSON.stringify(body),
   });
   if (!response.ok) {
-    rollFailure.textContent = await errorMessage(response);
+    rollFailure.textContent = await refusal(response);
     return;
   }
   const answer = (await response.json()) as RollResponse;
@@ -203,7 +268,11 @@ async function roll(): Promise<void> {
     ? `${description.advantageAsked === 'advantage' ? 'Advantage' : 'Disadvantage'} was asked for, but the formula has no plain d20 term (a d20 without keep or drop), so nothing changed.`
     : '';
   if (features.stats) await showOdds(request, answer.total);
+  // For tests and tools: how many rolls the page has shown in full (dice and odds).
+  document.body.dataset.rolls = String(++rollsShown);
 }
+
+let rollsShown = 0;
 
 byId('table-create').addEventListener('click', () => {
   void table.create();

@@ -71,7 +71,7 @@ export interface OddsElements {
 
 /** The odds section: draws a distribution, and again when the mode or the width changes. */
 export class OddsView {
-  private shown: { stats: StatsResponse; rolled: number } | undefined;
+  private shown: { stats: StatsResponse; rolled: number; label: string } | undefined;
   private focusTotal: number | undefined;
 
   constructor(private readonly view: OddsElements) {
@@ -86,9 +86,12 @@ export class OddsView {
     return value === 'atLeast' || value === 'atMost' ? value : 'exactly';
   }
 
-  /** Draws `stats`, marking `rolled` (the total just rolled). */
-  show(stats: StatsResponse, rolled: number): void {
-    this.shown = { stats, rolled };
+  /**
+   * Draws `stats`, marking `rolled` (the total just rolled); `label` names what was rolled (the
+   * formula with its bonuses and advantage), the formula alone by default.
+   */
+  show(stats: StatsResponse, rolled: number, label: string = stats.formula): void {
+    this.shown = { stats, rolled, label };
     this.focusTotal = rolled;
     this.summarise(stats);
     this.draw();
@@ -114,12 +117,12 @@ export class OddsView {
 
   private draw(): void {
     if (this.shown === undefined) return;
-    const { stats, rolled } = this.shown;
+    const { stats, rolled, label } = this.shown;
     const { view } = this;
     const outcomes = stats.outcomes;
     if (outcomes.length === 0) {
       view.wrap.replaceChildren();
-      view.caption.textContent = `Exact distribution of ${stats.formula}: totals from ${stats.min} to ${stats.max}.`;
+      view.caption.textContent = `Exact distribution of ${label}: totals from ${stats.min} to ${stats.max}.`;
       view.beyond.textContent = '';
       view.detail.textContent = 'Too many possible totals to draw; the summary is below.';
       return;
@@ -129,7 +132,7 @@ export class OddsView {
     const left = outcomes.slice(0, first).reduce((sum, o) => sum + o.probability, 0);
     const right = outcomes.slice(last + 1).reduce((sum, o) => sum + o.probability, 0);
     view.caption.textContent =
-      `Exact distribution of ${stats.formula}: ${outcomes.length} possible totals, from ${stats.min} to ${stats.max}` +
+      `Exact distribution of ${label}: ${outcomes.length} possible totals, from ${stats.min} to ${stats.max}` +
       (drawn.length === outcomes.length
         ? '.'
         : `; drawn: ${drawn[0]!.total} to ${drawn.at(-1)!.total}, where all but ${percent(left + right)} of the chance is.`);

@@ -2,6 +2,7 @@
 // its rolls live over Server-Sent Events, and check each entry here with the library's own
 // WebCrypto verifier (packages/client/src/verify.ts): its signature, its number and its link to
 // the entry before. A gap or a broken link is shown, never hidden.
+import { describeRoll } from '../packages/client/src/describe.js';
 import { GENESIS_PREV, receiptHash, verifyReceipt } from '../packages/client/src/verify.js';
 import type { Jwks, Receipt } from './types.js';
 
@@ -103,28 +104,55 @@ export class TableSession {
     item.className = 'entry';
     item.dataset.seq = String(entry.seq);
     item.dataset.total = String(entry.roll?.total);
-    const seq = document.createElement('span');
-    seq.className = 'seq';
-    seq.textContent = `#${entry.seq}`;
-    const what = document.createElement('span');
-    what.className = 'what';
-    what.textContent = `${entry.roll?.formula ?? '?'} = ${entry.roll?.total ?? '?'}`;
-    const badge = document.createElement('span');
+    const span = (className: string, text: string) => {
+      const node = document.createElement('span');
+      node.className = className;
+      node.textContent = text;
+      return node;
+    };
     const valid = problems.length === 0;
-    badge.className = `badge ${valid ? 'valid' : 'invalid'}`;
+    const badge = span(`badge ${valid ? 'valid' : 'invalid'}`, valid ? '✓ verified' : '✗ invalid');
     badge.dataset.valid = String(valid);
-    badge.textContent = valid ? '✓ verified' : '✗ invalid';
     badge.title = valid ? `Signed by key ${entry.kid}` : problems.join('; ');
     const time = document.createElement('time');
     time.dateTime = entry.time;
     time.textContent = new Date(entry.time).toLocaleTimeString();
-    item.append(seq, what, badge, time);
-    if (!valid) {
-      const why = document.createElement('span');
-      why.className = 'why';
-      why.textContent = problems.join('; ');
-      item.append(why);
-    }
+    const head = document.createElement('p');
+    head.className = 'entry-head';
+    head.append(span('seq', `#${entry.seq}`));
+    // Who rolled it and what for, when the roll says (a request may carry `by` and `note`).
+    const { by, note } = labelsOf(entry);
+    if (by !== undefined) head.append(span('by', by));
+    head.append(span('total', `= ${entry.roll?.total ?? '?'}`), badge, time);
+    item.append(head);
+    if (note !== undefined) item.append(span('note', note));
+    // Its dice: the roll's description in its text form, from which the total is rebuilt.
+    const what = document.createElement('code');
+    what.className = 'what';
+    what.textContent = textOf(entry);
+    item.append(what);
+    if (!valid) item.append(span('why', problems.join('; ')));
     return item;
   }
+}
+
+/** The roll's text form (`4d6kh3 [6 5 3 (1)] + 2 = 16`); a roll it cannot read, as `formula = total`. */
+function textOf(entry: Receipt): string {
+  try {
+    return describeRoll(entry.roll, entry.request).text;
+  } catch {
+    return `${entry.roll?.formula ?? '?'} = ${entry.roll?.total ?? '?'}`;
+  }
+}
+
+/** `by` and `note` of a roll's request, when it carries them as text; read defensively. */
+function labelsOf(entry: Receipt): { by?: string; note?: string } {
+  const request = (entry.request ?? {}) as { by?: unknown; note?: unknown };
+  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
+  const labels: { by?: string; note?: string } = {};
+  const by = text(request.by);
+  const note = text(request.note);
+  if (by !== undefined) labels.by = by;
+  if (note !== undefined) labels.note = note;
+  return labels;
 }

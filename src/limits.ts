@@ -54,6 +54,8 @@ export const LIMITS = {
   rateLimitAddresses: 100_000,
   /** Requests for the /docs assets per rate-limit window per address: a page load takes 4. */
   docsAssetsPerWindow: 30,
+  /** Requests for the pages of the reference (/docs/<name>) per rate-limit window per address. */
+  referencePagesPerWindow: 30,
   /** Dice terms: count, sides, multiplier, flat integers. */
   diceCountMax: 1000,
   sidesMax: 2 ** 32,

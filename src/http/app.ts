@@ -32,6 +32,7 @@ import { MCP_PATH, mcpPlugin } from './mcp.js';
 import { openApiPlugin } from './openapi.js';
 import { type BuiltPage, loadPage, pagePlugin } from './page.js';
 import { rateLimitPlugin } from './rate-limit.js';
+import { type BuiltReference, loadReference } from './reference.js';
 import { requestBodyPlugin } from './request-body.js';
 import { requestLoggerFactoryOf, serviceLogger } from './request-log.js';
 import { restRoutesPlugin } from './routes.js';
@@ -51,6 +52,8 @@ export interface AppSeams {
   operations?: Readonly<Record<string, Operation>>;
   /** The page served at `/` to browsers (default: the one built into dist/page); null: none. */
   page?: BuiltPage | null;
+  /** The reference served at /docs/<name> (default: the one built into dist/reference); null: none. */
+  reference?: BuiltReference | null;
   /** Receipts and tables (default: from the configuration, closed with the app). */
   trust?: Trust;
   /** The /v1/stats workers (default: one thread, closed with the app); a test sizes its queue. */
@@ -66,10 +69,17 @@ const loadBuiltPage = (): BuiltPage | undefined => {
   return builtPage.page;
 };
 
+let builtReference: { reference: BuiltReference | undefined } | undefined;
+const loadBuiltReference = (): BuiltReference | undefined => {
+  builtReference ??= { reference: loadReference() };
+  return builtReference.reference;
+};
+
 const INDEX_LINKS = {
   openapi: '/openapi.json',
   health: '/v1/health',
   docs: '/docs',
+  language: '/docs/language',
   mcp: MCP_PATH,
 } as const;
 
@@ -169,13 +179,20 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
   await app.register(restRoutesPlugin, { operations, bodyLimitBytes, checkOutputs: config.checkOutputs });
   // A stream, not an operation: a hand-written route beside the table's.
   await app.register(tableEventsPlugin, { bodyLimitBytes });
-  await app.register(mcpPlugin, { operations, bodyLimitBytes, trustProxy: config.trustProxy });
+  await app.register(mcpPlugin, {
+    operations,
+    bodyLimitBytes,
+    trustProxy: config.trustProxy,
+    docsPath: INDEX_LINKS.docs,
+  });
   await app.register(discordPlugin, { config });
   await app.register(openApiPlugin, { url: INDEX_LINKS.openapi, router, operations, bodyLimitBytes });
   await app.register(docsPlugin, {
     openapiUrl: INDEX_LINKS.openapi,
     routePrefix: INDEX_LINKS.docs,
     assetsPerWindow: LIMITS.docsAssetsPerWindow,
+    reference: seams.reference === undefined ? loadBuiltReference() : (seams.reference ?? undefined),
+    referencePagesPerWindow: LIMITS.referencePagesPerWindow,
   });
   await app.register(pagePlugin, {
     log,

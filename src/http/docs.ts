@@ -1,11 +1,15 @@
 // Interactive API reference at /docs: Swagger UI served entirely by this process (no CDN, no fonts,
 // no telemetry), so the reference works with no internet and its "try it" calls this same server.
+// Beside it, at /docs/<name>, the reference itself: docs/<name>.md as rendered by the build
+// (src/http/reference.ts), under the strict CSP of the page at `/`.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { gzipSync } from 'node:zlib';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { PAGE_CONTENT_SECURITY_POLICY } from './for-people.js';
 import { countingItself } from './rate-limit.js';
+import { type BuiltReference, escapeHtml, referencePages } from './reference.js';
 
 export interface DocsOptions {
   /** Where the page fetches the OpenAPI document from (same origin), e.g. `/openapi.json`. */
@@ -19,6 +23,10 @@ export interface DocsOptions {
    * load takes 4, a revalidation answered 304 counts too). Unset: the assets are not limited.
    */
   readonly assetsPerWindow?: number;
+  /** The reference served at `${routePrefix}/<name>`; absent: none. */
+  readonly reference?: BuiltReference | undefined;
+  /** Requests for the reference's pages per rate-limit window per address; unset: not limited. */
+  readonly referencePagesPerWindow?: number;
 }
 
 /** Asset URLs carry a content hash, so a browser may keep them for a year without revalidating. */
@@ -41,6 +49,14 @@ export const DOCS_CONTENT_SECURITY_POLICY = [
   "form-action 'none'",
   "frame-ancestors 'none'",
 ].join('; ');
+
+/**
+ * The links above Swagger UI, to the page and the reference, in a style element (this page's CSP
+ * allows inline style for Swagger UI already) rather than one more asset to load.
+ */
+const LINKS_STYLE =
+  '.docs-links{display:flex;flex-wrap:wrap;gap:.25rem 1.25rem;max-width:1460px;margin:0 auto;' +
+  'padding:.75rem 20px;font-family:sans-serif;font-size:14px}.docs-links a{color:#1d4ed8}';
 
 interface DocsAsset {
   readonly fileName: string;
@@ -129,10 +145,6 @@ function initScript(openapiUrl: string): string {
 `;
 }
 
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
-}
-
 function acceptsGzip(request: FastifyRequest): boolean {
   const accepted = request.headers['accept-encoding'];
   return typeof accepted === 'string' && /\bgzip\b/.test(accepted);
@@ -171,7 +183,9 @@ function sendAsset(asset: DocsAsset, request: FastifyRequest, reply: FastifyRepl
  * Registers `GET ${routePrefix}` (the page, rate-limited like any route) and its hashed assets
  * (cached for a year, answering `If-None-Match` with 304, and limited apart from the API by
  * `assetsPerWindow`). One page load therefore costs the caller two API requests (the page and the
- * OpenAPI document it fetches) and four asset requests.
+ * OpenAPI document it fetches) and four asset requests. With `reference`, each doc is a page at
+ * `${routePrefix}/<name>`, counted in a budget of its own (`referencePagesPerWindow`), its
+ * stylesheet one more asset; both pages link each other.
  */
 export const docsPlugin: FastifyPluginAsync<DocsOptions> = async (app, options) => {
   const routePrefix = options.routePrefix ?? '/docs';
@@ -182,7 +196,12 @@ export const docsPlugin: FastifyPluginAsync<DocsOptions> = async (app, options) 
     'text/javascript; charset=utf-8',
     Buffer.from(initScript(options.openapiUrl)),
   );
-  const assets = [bundle, stylesheet, favicon, init];
+  const { reference } = options;
+  const referenceStyle =
+    reference === undefined
+      ? undefined
+      : makeAsset('reference.css', 'text/css; charset=utf-8', reference.stylesheet);
+  const assets = [bundle, stylesheet, favicon, init, ...(referenceStyle ? [referenceStyle] : [])];
   const assetUrl = (asset: DocsAsset): string => `${routePrefix}/assets/${asset.hash}/${asset.fileName}`;
 
   const byPath = new Map(assets.map((asset) => [`${asset.hash}/${asset.fileName}`, asset]));
@@ -211,8 +230,16 @@ export const docsPlugin: FastifyPluginAsync<DocsOptions> = async (app, options) 
 <title>${escapeHtml(title)}</title>
 <link rel="icon" type="image/png" href="${assetUrl(favicon)}">
 <link rel="stylesheet" href="${assetUrl(stylesheet)}">
+<style>${LINKS_STYLE}</style>
 </head>
 <body>
+<nav class="docs-links" aria-label="fairdice">
+<a href="/">Roll dice</a>
+${(reference?.docs ?? [])
+  .filter((doc) => doc.group === 'use')
+  .map((doc) => `<a href="${routePrefix}/${doc.name}">${escapeHtml(doc.title)}</a>`)
+  .join('\n')}
+</nav>
 <div id="swagger-ui"></div>
 <script src="${assetUrl(bundle)}"></script>
 <script src="${assetUrl(init)}"></script>
@@ -227,6 +254,33 @@ export const docsPlugin: FastifyPluginAsync<DocsOptions> = async (app, options) 
       .header('x-content-type-options', 'nosniff')
       .send(page);
   // Only the bare path: a second route for `${routePrefix}/` would collide in an app that sets
-  // ignoreTrailingSlash, and fastify offers no typed way to ask whether it does.
-  app.get(routePrefix, servePage);
+  // ignoreTrailingSlash, and fastify offers no typed way to ask whether it does. A browser
+  // refused by the rate limit reads a page saying how long to wait (src/http/for-people.ts).
+  app.get(routePrefix, { config: { pageForPeople: true } }, servePage);
+
+  if (reference === undefined || referenceStyle === undefined) return;
+  const pages = referencePages(reference, { docsPath: routePrefix, stylesheetUrl: assetUrl(referenceStyle) });
+  // One route for every doc, so they share one per-address budget, apart from the API's.
+  await countingItself(app, (scope) => {
+    scope.get<{ Params: { name: string } }>(
+      `${routePrefix}/:name`,
+      {
+        config: {
+          pageForPeople: true,
+          rateLimit:
+            options.referencePagesPerWindow === undefined ? false : { max: options.referencePagesPerWindow },
+        },
+      },
+      (request, reply) => {
+        const page = pages.get(request.params.name);
+        if (page === undefined) return reply.callNotFound();
+        return reply
+          .header('content-type', 'text/html; charset=utf-8')
+          .header('cache-control', PAGE_CACHE_CONTROL)
+          .header('content-security-policy', PAGE_CONTENT_SECURITY_POLICY)
+          .header('x-content-type-options', 'nosniff')
+          .send(page);
+      },
+    );
+  });
 };

@@ -9,6 +9,7 @@ import fp from 'fastify-plugin';
 import type { RawInput } from '../api/input.js';
 import { fromTrpcError } from '../api/trpc.js';
 import { DiceError, MESSAGES, RequestError, unexpectedError } from '../errors.js';
+import { answersPeople, REFUSAL_CONTENT_SECURITY_POLICY, refusalPage } from './for-people.js';
 import { isTrpcUrl, retryAfterOf, trpcErrorBodyOf } from './trpc-errors.js';
 
 /** The 429 of a request over the rate limit (src/http/rate-limit.ts), answered in the envelope. */
@@ -80,6 +81,17 @@ export function replyWithError(
   // A refusal that says when to come back (every stats worker busy) says it in the header too.
   const retryAfter = (answer as { retryAfterSeconds?: unknown }).retryAfterSeconds;
   if (typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
+  // A page route opened in a browser: a person reads the refusal, in words (src/http/for-people.ts).
+  // Its refusal, like its page, depends on Accept.
+  if (request.routeOptions.config?.pageForPeople === true) reply.header('vary', 'accept');
+  if (answer.code === 'rate_limited' && answersPeople(request)) {
+    return reply
+      .code(answer.status)
+      .type('text/html; charset=utf-8')
+      .header('content-security-policy', REFUSAL_CONTENT_SECURITY_POLICY)
+      .header('cache-control', 'no-store')
+      .send(refusalPage(retryAfterOf(reply.getHeader('retry-after')) ?? 1));
+  }
   // A /trpc call gets tRPC's error shape, so a tRPC client can read it.
   const body = isTrpcUrl(request.url)
     ? trpcErrorBodyOf(answer, request.url, retryAfterOf(reply.getHeader('retry-after')))

@@ -40,6 +40,8 @@ export interface McpRouteOptions {
   bodyLimitBytes: number;
   /** TRUST_PROXY: with a proxy declared, loopback connections come from it and carry any Host. */
   trustProxy: TrustProxy;
+  /** Where the service serves its reference (`/docs`): the language resource links to its pages. */
+  docsPath?: string | undefined;
 }
 
 /** One HTTP request's JSON-RPC request, in flight inside the server. */
@@ -154,7 +156,7 @@ const HOST_REFUSED =
 const NOT_ACCEPTABLE = 'Not Acceptable: the Accept header must list application/json and text/event-stream.';
 
 async function mcpRoute(app: FastifyInstance, options: McpRouteOptions): Promise<void> {
-  const { operations, bodyLimitBytes, trustProxy } = options;
+  const { operations, bodyLimitBytes, trustProxy, docsPath } = options;
   const contextOf = app.diceContext;
   const { charge } = app.rateLimit;
   const transport = new RequestReplyTransport();
@@ -169,7 +171,13 @@ async function mcpRoute(app: FastifyInstance, options: McpRouteOptions): Promise
     };
     return { ctx, refused };
   };
-  const server = createMcpServer({ settingOf, tools: toolsOf(operations) });
+  // The language resource links to the reference pages of this service, as its caller reaches it.
+  const docsUrlOf = (id: RequestId): string | undefined => {
+    const request = transport.callOf(id)?.request;
+    if (request === undefined || docsPath === undefined) return undefined;
+    return `${request.protocol}://${request.host}${docsPath}`;
+  };
+  const server = createMcpServer({ settingOf, tools: toolsOf(operations), docsUrlOf });
   await server.connect(transport);
   app.addHook('onClose', () => server.close());
 

@@ -8,25 +8,11 @@ import { gzipSync } from 'node:zlib';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ASSET_CACHE_CONTROL, PAGE_CACHE_CONTROL } from './docs.js';
+import { PAGE_CONTENT_SECURITY_POLICY, wantsHtml } from './for-people.js';
 import { countingItself } from './rate-limit.js';
 
 /** Where `npm run build` writes the page: dist/page, from src/http or dist/http alike. */
 export const PAGE_DIR = fileURLToPath(new URL('../../dist/page/', import.meta.url));
-
-/**
- * No inline script or style, no other host. The histogram is SVG drawn by the page's script
- * (attributes, not style), the icon is an empty data: URL so the browser asks for no favicon.
- */
-export const PAGE_CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
 
 const CONTENT_TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
@@ -65,18 +51,6 @@ export function loadPage(dir: string = PAGE_DIR): BuiltPage | undefined {
     assets.set(`/assets/${name}`, { contentType, body, gzipped });
   }
   return { html, assets };
-}
-
-/** Whether the request names text/html among what it accepts (with a non-zero quality). */
-export function wantsHtml(request: FastifyRequest): boolean {
-  const accept = request.headers.accept;
-  if (typeof accept !== 'string') return false;
-  return accept.split(',').some((range) => {
-    const [type, ...parameters] = range.trim().split(';');
-    if (type?.trim().toLowerCase() !== 'text/html') return false;
-    const quality = parameters.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    return quality === undefined || Number(quality.slice(2)) > 0;
-  });
 }
 
 function sendAsset(asset: PageAsset, request: FastifyRequest, reply: FastifyReply): FastifyReply {
@@ -121,7 +95,8 @@ async function pageRoutes(app: FastifyInstance, options: PageOptions): Promise<v
       );
     });
   }
-  app.get('/', (request, reply) => {
+  // A browser refused by the rate limit reads why and how long to wait (src/http/for-people.ts).
+  app.get('/', { config: { pageForPeople: true } }, (request, reply) => {
     reply.header('vary', 'accept');
     if (page !== undefined && wantsHtml(request)) {
       return reply

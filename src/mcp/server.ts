@@ -39,7 +39,8 @@ const LANGUAGE_RESOURCE: Resource = {
   uri: LANGUAGE_URI,
   name: 'language',
   title: 'The fairdice formula language',
-  description: 'Every form and modifier of a dice formula, the order they apply in, limits and errors.',
+  description:
+    'Every form and modifier of a dice formula, the order they apply in, limits and errors. A fairdice service also serves it as a web page, at /docs/language.',
   mimeType: 'text/markdown',
 };
 
@@ -49,6 +50,19 @@ const languageReference = (): string => {
   languageText ??= readFileSync(new URL('../../docs/language.md', import.meta.url), 'utf8');
   return languageText;
 };
+
+/**
+ * The language reference with its links to the other docs (`stats.md#anchor`) made links to the
+ * pages a service serves them as (`<docsUrl>/stats#anchor`, src/http/docs.ts), and a first line
+ * naming its own page: what a client of a hosted service can open. Links into the source tree
+ * (`../src/...`) stay as written.
+ */
+export function languageReferenceAt(docsUrl: string): string {
+  const linked = languageReference().replace(/\]\(([a-z][\w-]*)\.md(#[\w-]*)?\)/g, (_link, name, anchor) => {
+    return `](${docsUrl}/${name}${anchor ?? ''})`;
+  });
+  return `> This reference is also a web page: ${docsUrl}/language\n\n${linked}`;
+}
 
 /** The tools of the service's operation table, built once per process. */
 let defaultTools: Map<string, McpTool> | undefined;
@@ -68,6 +82,12 @@ export interface McpServerOptions {
   settingOf(requestId: RequestId): CallSetting;
   /** The tools (default: those of the service's operation table). */
   tools?: Map<string, McpTool>;
+  /**
+   * Where the service that received the request with this JSON-RPC id serves its reference
+   * (`https://dice.example.com/docs`): the language resource then links to its pages. Absent
+   * (stdio, no service): the resource is docs/language.md as it is.
+   */
+  docsUrlOf?(requestId: RequestId): string | undefined;
 }
 
 // The SDK builds a JSON Schema validator (a new Ajv with its formats) per server unless given
@@ -108,11 +128,13 @@ export function createMcpServer(options: McpServerOptions): Server {
   });
   server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [LANGUAGE_RESOURCE] }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [] }));
-  server.setRequestHandler(ReadResourceRequestSchema, (request) => {
+  server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => {
     if (request.params.uri !== LANGUAGE_URI) {
       throw new McpError(-32002, `Resource not found: ${request.params.uri}`, { uri: request.params.uri });
     }
-    return { contents: [{ uri: LANGUAGE_URI, mimeType: 'text/markdown', text: languageReference() }] };
+    const docsUrl = options.docsUrlOf?.(extra.requestId);
+    const text = docsUrl === undefined ? languageReference() : languageReferenceAt(docsUrl);
+    return { contents: [{ uri: LANGUAGE_URI, mimeType: 'text/markdown', text }] };
   });
   return server;
 }

@@ -93,7 +93,12 @@ describe('the rolling routes', () => {
     expect(body.name).toBe('fairdice');
     expect(body.version).toBe(VERSION);
     const { mcp, ...pages } = body.links;
-    expect(pages).toEqual({ openapi: '/openapi.json', health: '/v1/health', docs: '/docs' });
+    expect(pages).toEqual({
+      openapi: '/openapi.json',
+      health: '/v1/health',
+      docs: '/docs',
+      language: '/docs/language',
+    });
     for (const link of Object.values(pages)) {
       expect((await app.inject({ url: link })).statusCode).toBe(200);
     }

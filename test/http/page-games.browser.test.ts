@@ -1,4 +1,5 @@
 import { mkdtemp } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -9,6 +10,7 @@ import { buildApp } from '../../src/http/app.js';
 import { listen } from '../support/app.js';
 import { seriousViolations } from '../support/axe.js';
 import { type Chromium, chromiumFor, launchChromium } from '../support/chromium.js';
+import { showingRoll } from '../support/page-rolls.js';
 import { readRollText } from '../support/roll-text.js';
 
 /** The faces the next roll throws, in order; a roll asking for more is a test failure. */
@@ -74,6 +76,10 @@ const GAMES: Game[] = [
     async check(page) {
       expect(await flowText(page)).toBe('( 1d8 + 4 ) × 2 + 2 + 1d4');
       expect(await page.locator('#roll-title').textContent()).toBe('(1d8+4)*2 with bonuses 2, 1d4');
+      // The odds include the bonuses, and say so.
+      expect(await page.locator('#odds-caption').textContent()).toMatch(
+        /^Exact distribution of \(1d8\+4\)\*2 with bonuses 2, 1d4: 18 possible totals, from 13 to 30\./,
+      );
     },
   },
   {
@@ -189,6 +195,7 @@ describe.skipIf(!runs)('every game on the page at /, in headless Chromium', () =
   let browser: Chromium;
   let screenshotDir: string;
   const consoleErrors: string[] = [];
+  const arrived: string[] = [];
 
   beforeAll(async () => {
     app = await buildApp(defaultConfig({ logLevel: 'silent', rateLimitMax: 10_000 }), {
@@ -201,6 +208,10 @@ describe.skipIf(!runs)('every game on the page at /, in headless Chromium', () =
       },
     });
     origin = await listen(app);
+    // What reaches the server, to count a roll's requests (a browser cache hit never arrives).
+    app.server.on('request', (request: IncomingMessage) => {
+      arrived.push(`${request.method} ${(request.url ?? '').split('?')[0]}`);
+    });
     screenshotDir = await mkdtemp(join(tmpdir(), 'fairdice-games-'));
     browser = await launchChromium();
   });
@@ -228,11 +239,9 @@ describe.skipIf(!runs)('every game on the page at /, in headless Chromium', () =
     await page.locator('#bonuses').fill(game.bonuses ?? '');
     await page.locator(`input[name="advantage"][value="${game.advantage ?? 'normal'}"]`).check();
     const rolled = page.waitForResponse((r) => new URL(r.url()).pathname === '/v1/roll');
-    const odds = page.waitForResponse((r) => new URL(r.url()).pathname === '/v1/stats');
-    await page.locator('#formula').press('Enter');
+    await showingRoll(page, () => page.locator('#formula').press('Enter'));
     const roll = (await (await rolled).json()) as { total: number };
     expect(queue).toEqual([]);
-    await odds;
     await expect.poll(() => page.locator('#roll-text').textContent()).toBe(game.text);
     expect(await page.locator('#total').textContent()).toBe(String(roll.total));
     expect(readRollText(game.text).rounded).toBe(roll.total);
@@ -261,6 +270,42 @@ describe.skipIf(!runs)('every game on the page at /, in headless Chromium', () =
       expect(consoleErrors).toEqual([]);
     });
   }
+
+  it('costs one request a roll: the odds of a request already shown are asked for again neither in the page nor after a reload', async () => {
+    const once: Game = { name: 'once', formula: '2d8+3', faces: [4, 5], text: '2d8 [4 5] + 3 = 12' };
+    const withBonus: Game = {
+      name: 'with-bonus',
+      formula: '1d12',
+      bonuses: '1',
+      faces: [7],
+      text: '1d12 [7] + 1 = 8',
+    };
+    const page = await open(1280, 900);
+    arrived.splice(0);
+    for (const game of [once, once, once, withBonus, withBonus]) await play(page, game);
+    const count = (what: string) => arrived.filter((line) => line === what).length;
+    expect(count('POST /v1/roll')).toBe(5);
+    // One computation per request: without bonuses asked with GET (which the browser caches),
+    // with bonuses with POST (kept by the page for the session).
+    expect(count('GET /v1/stats')).toBe(1);
+    expect(count('POST /v1/stats')).toBe(1);
+    expect(arrived.length).toBe(7);
+    expect(await page.locator('#odds-body').isVisible()).toBe(true);
+
+    // A new page load: the browser's cache still holds the odds of `2d8+3`.
+    arrived.splice(0);
+    await page.reload();
+    await page.locator('body[data-ready="true"]').waitFor();
+    await play(page, once);
+    expect(arrived.filter((line) => !line.startsWith('GET /assets/'))).toEqual([
+      'GET /',
+      'GET /openapi.json',
+      'POST /v1/roll',
+    ]);
+    expect(await page.locator('#histogram-wrap rect.bar.rolled').getAttribute('data-total')).toBe('12');
+    await page.close();
+    expect(consoleErrors).toEqual([]);
+  });
 
   it('passes axe-core with a success pool, a group and the odds drawn, at 390 px', async () => {
     const page = await open(390, 844);

@@ -15,6 +15,7 @@ import type { Receipt } from '../../src/trust/receipt.js';
 import { Trust } from '../../src/trust/service.js';
 import { listen } from '../support/app.js';
 import { type Chromium, chromiumFor, launchChromium } from '../support/chromium.js';
+import { readRollText } from '../support/roll-text.js';
 
 const runs = chromiumFor('the page table browser test');
 
@@ -52,6 +53,7 @@ describe.skipIf(!runs)('a table in the page, two browsers', () => {
           seq: Number((item as HTMLElement).dataset.seq),
           total: Number((item as HTMLElement).dataset.total),
           valid: item.querySelector<HTMLElement>('.badge')?.dataset.valid,
+          shown: item.querySelector('.total')?.textContent,
         }))
         .sort((a, b) => a.seq - b.seq),
     );
@@ -96,12 +98,23 @@ describe.skipIf(!runs)('a table in the page, two browsers', () => {
     const one = await roll(first, '1d20+1');
     const two = await roll(second, '2d6');
     const expected = [
-      { seq: one.seq, total: one.roll.total, valid: 'true' },
-      { seq: two.seq, total: two.roll.total, valid: 'true' },
+      { seq: one.seq, total: one.roll.total, valid: 'true', shown: `= ${one.roll.total}` },
+      { seq: two.seq, total: two.roll.total, valid: 'true', shown: `= ${two.roll.total}` },
     ];
     expect(expected.map((entry) => entry.seq)).toEqual([1, 2]);
     await expect.poll(() => entries(first)).toEqual(expected);
     await expect.poll(() => entries(second)).toEqual(expected);
+    // Each entry shows its dice: the roll's text form, from which its total is rebuilt.
+    for (const [receipt, name] of [
+      [one, '1d20'],
+      [two, '2d6'],
+    ] as const) {
+      for (const page of [first, second]) {
+        const text = await page.locator(`#table-log li.entry[data-seq="${receipt.seq}"] .what`).textContent();
+        expect(text).toMatch(new RegExp(`^${name} \\[[\\d ]+\\]`));
+        expect(readRollText(text ?? '').rounded).toBe(receipt.roll.total);
+      }
+    }
 
     // An entry written straight into the store, its total edited after signing.
     await trust.store.append(
@@ -112,20 +125,41 @@ describe.skipIf(!runs)('a table in the page, two browsers', () => {
         seq,
         prev,
         roll: { ...two.roll, total: two.roll.total + 1 },
+        // Who rolled and what for, as a request may name them (docs/trust.md): shown when present.
+        request: { ...two.request, by: 'Ana', note: 'to hit the goblin' } as Receipt['request'],
       }),
       Date.now(),
     );
-    const tampered = { seq: 3, total: two.roll.total + 1, valid: 'false' };
+    const tampered = { seq: 3, total: two.roll.total + 1, valid: 'false', shown: `= ${two.roll.total + 1}` };
     await expect.poll(() => entries(first)).toEqual([...expected, tampered]);
     await expect.poll(() => entries(second)).toEqual([...expected, tampered]);
+    for (const page of [first, second]) {
+      expect(await page.locator('#table-log li.entry[data-seq="3"] .by').textContent()).toBe('Ana');
+      expect(await page.locator('#table-log li.entry[data-seq="3"] .note').textContent()).toBe(
+        'to hit the goblin',
+      );
+    }
+    expect(await first.locator('#table-log li.entry[data-seq="1"] .by').count()).toBe(0);
     expect(await first.locator('#table-log li.entry[data-seq="3"] .why').textContent()).toMatch(/signature/);
 
     // A later honest roll verifies again and its chain link holds.
     const four = await roll(first, '1d4');
     await expect
       .poll(() => entries(second))
-      .toEqual([...expected, tampered, { seq: 4, total: four.roll.total, valid: 'true' }]);
+      .toEqual([
+        ...expected,
+        tampered,
+        { seq: 4, total: four.roll.total, valid: 'true', shown: `= ${four.roll.total}` },
+      ]);
     expect(await second.locator('#table-chain').textContent()).toBe('');
+    const screenshots = mkdtempSync(join(tmpdir(), 'fairdice-table-shots-'));
+    for (const [name, page] of [
+      ['first', first],
+      ['second', second],
+    ] as const) {
+      await page.locator('#table').screenshot({ path: join(screenshots, `table-${name}.png`) });
+    }
+    console.log(`table screenshots: ${screenshots}`);
 
     expect(consoleErrors).toEqual([]);
     expect(requested.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith('data:'))).toEqual([]);

@@ -16,6 +16,7 @@ import { buildApp } from '../../src/http/app.js';
 import { listen } from '../support/app.js';
 import { seriousViolations } from '../support/axe.js';
 import { type Chromium, chromiumFor, launchChromium } from '../support/chromium.js';
+import { showingRoll } from '../support/page-rolls.js';
 
 const config = defaultConfig({ logLevel: 'silent', rateLimitMax: 10_000 });
 
@@ -86,18 +87,13 @@ describe.skipIf(!runs)('the page at / in headless Chromium', () => {
     const answer = target.waitForResponse(
       (response) => response.request().method() === 'POST' && new URL(response.url()).pathname === '/v1/roll',
     );
-    // The roll's odds are asked for after it: waiting for them too keeps one address's odds
+    // The roll's odds come after it: waiting until they are shown too keeps one address's odds
     // computations from queueing up behind each other (past a few, /v1/stats answers 429).
-    const odds =
-      '/v1/stats' in paths
-        ? target.waitForResponse((response) => new URL(response.url()).pathname === '/v1/stats')
-        : undefined;
-    await target.locator('#formula').press('Enter');
+    await showingRoll(target, () => target.locator('#formula').press('Enter'));
     const response = await answer;
     expect(response.status()).toBe(200);
     const roll = (await response.json()) as Roll;
-    await expect.poll(() => target.locator('#total').textContent()).toBe(String(roll.total));
-    await odds;
+    expect(await target.locator('#total').textContent()).toBe(String(roll.total));
     return roll;
   }
 
@@ -271,7 +267,7 @@ describe.skipIf(!runs)('the page at / in headless Chromium', () => {
     const stats = page.waitForResponse(
       (response) =>
         new URL(response.url()).pathname === '/v1/stats' &&
-        (response.request().postData() ?? '').includes('"formula":"3d6"'),
+        new URL(response.url()).searchParams.get('formula') === '3d6',
     );
     const roll = await rollFromForm(page);
     const distribution = (await (await stats).json()) as { outcomes: { total: number }[] };

@@ -6,7 +6,8 @@ import { gunzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ASSET_CACHE_CONTROL, PAGE_CACHE_CONTROL } from '../../src/http/docs.js';
-import { loadPage, PAGE_CONTENT_SECURITY_POLICY, PAGE_DIR } from '../../src/http/page.js';
+import { PAGE_CONTENT_SECURITY_POLICY } from '../../src/http/for-people.js';
+import { loadPage, PAGE_DIR } from '../../src/http/page.js';
 import { VERSION } from '../../src/version.js';
 import { makeApp } from '../support/app.js';
 
@@ -15,7 +16,13 @@ const BROWSER_ACCEPT =
 const INDEX = {
   name: 'fairdice',
   version: VERSION,
-  links: { openapi: '/openapi.json', health: '/v1/health', docs: '/docs', mcp: '/mcp' },
+  links: {
+    openapi: '/openapi.json',
+    health: '/v1/health',
+    docs: '/docs',
+    language: '/docs/language',
+    mcp: '/mcp',
+  },
 };
 
 // `npm test` builds first; a bare `vitest run` on a fresh checkout has no page to serve.
@@ -85,8 +92,8 @@ describe('GET /', () => {
     expect(Number(second.headers['x-ratelimit-remaining'])).toBe(
       Number(first.headers['x-ratelimit-remaining']) - 1,
     );
-    // /docs/ links aside, every path the page names is one of its own assets.
-    expect(paths.filter((p) => !p.startsWith('/assets/') && p !== '/docs')).toEqual([]);
+    // Links to the reference (/docs, /docs/<name>) aside, every path the page names is one of its assets.
+    expect(paths.filter((p) => !p.startsWith('/assets/') && !/^\/docs(?:\/[a-z]+)?$/.test(p))).toEqual([]);
   });
 
   it('an unknown asset name is the usual 404 envelope', async () => {

@@ -194,7 +194,19 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     expect(resources.map((resource) => resource.uri)).toEqual([LANGUAGE_URI]);
     const { contents } = await client.readResource({ uri: LANGUAGE_URI });
     expect(contents[0]?.mimeType).toBe('text/markdown');
-    expect((contents[0] as { text: string }).text).toMatch(/^# The formula language/);
+    const text = (contents[0] as { text: string }).text;
+    // Over HTTP it names its own page, and its links to the other docs are pages of this service.
+    expect(text.split('\n', 1)[0]).toBe(`> This reference is also a web page: ${base}/docs/language`);
+    expect(text).toMatch(/\n# The formula language/);
+    expect(text).not.toMatch(/\]\([a-z]+\.md/);
+    const links = [...text.matchAll(/\]\((http[^)#]+)/g)]
+      .map((match) => match[1]!)
+      .filter((link) => link.startsWith(`${base}/docs/`));
+    expect(links).toContain(`${base}/docs/api`);
+    for (const link of new Set(links)) {
+      const page = await send(base, { path: new URL(link).pathname, headers: { accept: 'text/html' } });
+      expect(page.status, link).toBe(200);
+    }
   });
 
   it('GET and DELETE answer 405 (stateless: no stream, no session); the index links /mcp', async () => {

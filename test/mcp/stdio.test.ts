@@ -82,7 +82,10 @@ describe('npx fairdice mcp: the stdio server', () => {
 
   it('serves the language reference', async () => {
     const { contents } = await client.readResource({ uri: LANGUAGE_URI });
-    expect((contents[0] as { text: string }).text).toContain('## Modifiers');
+    const text = (contents[0] as { text: string }).text;
+    expect(text).toContain('## Modifiers');
+    // No service, so no pages: docs/language.md as it is, its links to the other docs as written.
+    expect(text).toBe(readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'language.md'), 'utf8'));
   });
 
   it('keeps stdout for the protocol: nothing else was written there (the client parsed every line)', () => {

@@ -29,8 +29,8 @@ import { prepareRoll } from '../formula/index.js';
 import { LIMITS } from '../limits.js';
 import type { RollResponse } from '../roll/types.js';
 import type { StatsResponse } from '../stats/distribution.js';
-import type { Receipt } from '../trust/receipt.js';
 import type { TableRecord } from '../store/store.js';
+import type { Receipt } from '../trust/receipt.js';
 import type { Trust } from '../trust/service.js';
 import { buttonOf, COMMAND, customIdOf, NOTE_MAX_LENGTH, OPTION, TABLE_SUBCOMMAND } from './commands.js';
 import {

@@ -19,14 +19,16 @@ import { type ApiErrorCode, DiceError, StatsBusyError, TooComplexError } from '.
 import { LIMITS } from '../limits.js';
 import {
   checkDistribution,
+  checkDistributions,
   type DistributionEstimate,
+  type StatsBatchResponse,
   type StatsOptions,
   type StatsRequest,
   type StatsResponse,
 } from '../stats/distribution.js';
 import { formatCost } from '../stats/term.js';
 import { VERSION } from '../version.js';
-import type { StatsOutcome, StatsTask } from './stats-worker.js';
+import type { StatsBatch, StatsOutcome, StatsTask } from './stats-worker.js';
 
 /**
  * The address's share of the workers' time, one per request (src/http/stats-budget.ts): `admit`
@@ -131,19 +133,25 @@ export class StatsService {
     return this.poolInstance;
   }
 
-  /** The request in one canonical form: what the answer depends on, and nothing else. */
-  static key(request: StatsRequest): string {
+  /** The request (or batch) in one canonical form: what the answer depends on, and nothing else. */
+  static key(request: StatsRequest | StatsBatch): string {
+    if ('requests' in request) return JSON.stringify(['batch', ...request.requests.map(StatsService.key)]);
+    const roll = (r: Omit<StatsRequest, 'depth'>) => [
+      r.formula.trim(),
+      r.advantage ?? 'normal',
+      r.bonuses ?? [],
+      [...new Set(r.tags ?? [])].sort(),
+    ];
     return JSON.stringify([
-      request.formula.trim(),
-      request.advantage ?? 'normal',
-      request.bonuses ?? [],
-      [...new Set(request.tags ?? [])].sort(),
+      ...roll(request),
       request.depth ?? null,
+      request.targets ?? null,
+      request.versus === undefined ? null : roll(request.versus),
     ]);
   }
 
   /** A strong validator of the answer: the version and the normalised request. */
-  etag(request: StatsRequest): string {
+  etag(request: StatsRequest | StatsBatch): string {
     const hash = createHash('sha256')
       .update(`${VERSION}\n${JSON.stringify(this.options)}\n${StatsService.key(request)}`)
       .digest('base64url');
@@ -155,13 +163,18 @@ export class StatsService {
     return JSON.parse(await this.json(request, meter)) as StatsResponse;
   }
 
+  /** The distributions of a batch as an object, in order, under one budget; see json(). */
+  async distributions(batch: StatsBatch, meter?: StatsMeter): Promise<StatsBatchResponse> {
+    return JSON.parse(await this.json(batch, meter)) as StatsBatchResponse;
+  }
+
   /**
    * The distribution of `request` as JSON text, already checked against its schema: refusals
    * (invalid_formula, invalid_request, too_complex) are thrown synchronously before any work; a
    * spent budget rejects with the meter's 429, a computation over the time limit with
    * too_complex, and one that found no worker in time with 503 unavailable.
    */
-  json(request: StatsRequest, meter?: StatsMeter): Promise<string> {
+  json(request: StatsRequest | StatsBatch, meter?: StatsMeter): Promise<string> {
     const key = StatsService.key(request);
     const known = this.cache.get(key) ?? this.running.get(key);
     if (known !== undefined) {
@@ -170,7 +183,10 @@ export class StatsService {
     }
     let estimate: DistributionEstimate;
     try {
-      estimate = checkDistribution(request, this.options);
+      estimate =
+        'requests' in request
+          ? checkDistributions(request.requests, this.options)
+          : checkDistribution(request, this.options);
     } catch (error) {
       if (error instanceof TooComplexError) this.observer?.refusedTooComplex();
       throw error;
@@ -205,7 +221,7 @@ export class StatsService {
    * queued task, or stops the thread running it).
    */
   private compute(
-    request: StatsRequest,
+    request: StatsRequest | StatsBatch,
     estimate: DistributionEstimate,
     meter: StatsMeter | undefined,
   ): Promise<string> {

@@ -19,6 +19,7 @@ const FORMAT_MESSAGES: Readonly<Record<string, string>> = {
   id: TABLE_ID,
   rollId: ROLL_ID,
   tags: TAG,
+  targets: 'must be up to 20 whole numbers, comma-separated (15,20).',
 };
 
 type JsonSchema = {

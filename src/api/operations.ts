@@ -361,7 +361,6 @@ export const OPERATIONS = {
     summary: 'Exact probabilities of several formulas side by side',
     description: `Answers up to ${STATS_BATCH_MAX} stats requests (each as POST /v1/stats takes it) in order, under one work budget: when together they would cost more than it, the whole batch is 400 too_complex before any work. See docs/stats.md.`,
     errors: STATS_ERRORS,
-    refuses: ['too_complex'],
     run: (input, ctx) => ctx.stats.distributions(input, ctx.statsMeter),
     runJson: (input, ctx) => ctx.stats.json(input, ctx.statsMeter),
   }),

@@ -328,7 +328,10 @@ const statsOperation = OPERATIONS.statsWith.run as (
   ctx: DiceContext,
 ) => Promise<StatsResponse>;
 
-/** The exact odds of a formula, and the chance of reaching `target`. */
+/**
+ * The exact odds of a formula: the exact chance of reaching `target` and, with `versus`, of
+ * beating, tying and losing to a second formula, all from the stats operation.
+ */
 async function odds(
   asker: Asker,
   asked: { formula: string; target?: number | undefined; versus?: string | undefined },
@@ -336,28 +339,28 @@ async function odds(
   ephemeral: boolean,
 ): Promise<Message> {
   const ctx = setting.contextFor(asker.key);
-  const input = await parseInput(OPERATIONS.statsWith.input, { value: { formula: asked.formula } });
+  const input = await parseInput(OPERATIONS.statsWith.input, {
+    value: {
+      formula: asked.formula,
+      ...(asked.target === undefined ? {} : { targets: [asked.target] }),
+      ...(asked.versus === undefined ? {} : { versus: { formula: asked.versus } }),
+    },
+  });
   let stats: StatsResponse;
   try {
     stats = await statsOperation(input, ctx);
   } catch (error) {
     if (error instanceof DiceError && error.code === 'too_complex') {
+      const against = asked.versus === undefined ? '' : ` against ${quoted(asked.versus)}`;
       return message(
-        `The exact odds of ${quoted(asked.formula)} cost too much to compute: ${error.message}`,
-        {
-          ephemeral: true,
-        },
+        `The exact odds of ${quoted(asked.formula)}${against} cost too much to compute: ${error.message}`,
+        { ephemeral: true },
       );
     }
     throw error;
   }
-  // The exact chance against a second formula (P(A > B), P(A = B)) and exact targets plug in
-  // here once the stats operation answers them; until then `target` reads the listed outcomes.
-  const versus =
-    asked.versus === undefined
-      ? ''
-      : 'Comparing with a second formula is not available on this fairdice yet.\n';
-  return message(versus + oddsContent(stats, asked.target), { ephemeral });
+  // The stats line says the opposed roll first and the target's chances, as every face does.
+  return message(oddsContent(stats), { ephemeral });
 }
 
 /** `/table start|log|verify|report` in the asker's channel. */

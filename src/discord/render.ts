@@ -211,12 +211,9 @@ export interface OddsShown extends StatsSummary {
   truncation: { depth: number; tailProbability: number } | null;
 }
 
-/**
- * The odds of a formula: the one line (mean, spread, range, percentiles, and the chance of
- * reaching `target`), then a chart of the chance of each total.
- */
-export function oddsContent(stats: OddsShown, target: number | undefined): string {
-  const lines = [code(cut(statsLine(stats, { target }), ROLL_LINE_MAX))];
+/** The odds of a formula: the one line (mean, spread, range, percentiles), then a chart of the chance of each total. */
+export function oddsContent(stats: OddsShown): string {
+  const lines = [code(cut(statsLine(stats, {}), ROLL_LINE_MAX))];
   if (stats.truncation !== null) {
     lines.push(
       `Explosions listed to ${stats.truncation.depth} extra dice; rolls going deeper: ${percentOf(stats.truncation.tailProbability)}.`,
@@ -429,30 +426,7 @@ export function rollEmbed(description: RollDescription, receipt: string | undefi
   };
 }
 
-// --- opposed rolls, targets, signed heads and luck reports -------------------------------------
-
-/** What the odds message reads of an opposed roll: P(A > B), P(A = B), P(A < B). */
-export interface VersusShown {
-  formula: string;
-  greater: number;
-  equal: number;
-  less: number;
-}
-
-/** `1d20+5` against `1d20+3`: who rolls higher, a tie, who rolls lower. */
-export const versusText = (formula: string, versus: VersusShown): string =>
-  `${code(cut(formula, 100))} against ${code(cut(versus.formula, 100))}: higher ${percentOf(versus.greater)}, tie ${percentOf(versus.equal)}, lower ${percentOf(versus.less)}`;
-
-/** What the odds message reads of an asked total: the exact chance of reaching it. */
-export interface TargetShown {
-  total: number;
-  atLeast: number;
-  atLeastExact: string;
-}
-
-/** `At least 15: 9.26% (exactly 5/54)`. */
-export const targetText = (target: TargetShown): string =>
-  `At least ${target.total}: **${percentOf(target.atLeast)}** (exactly ${target.atLeastExact})`;
+// --- signed heads and luck reports -------------------------------------
 
 /** What a message reads of a table's signed head. */
 export interface HeadShown {

@@ -390,7 +390,8 @@ describe('POST /discord/interactions', () => {
       const answer = await served.said(slashCommand('odds', { formula: '3d6', target: 15 }));
       expect(answer.ephemeral).toBe(false);
       expect(answer.content).toContain('3d6 → mean 10.5, sd 2.96, 3 to 18');
-      expect(answer.content).toContain('at least 15: 9.26%');
+      // The exact chances, from the stats operation's targets: 20 of 216 rolls, and 196 of 216.
+      expect(answer.content).toContain('; at least 15: 9.26%, at most 15: 95.37%`');
       const chart = chartOf(answer.content);
       expect(chart).toHaveLength(16);
       expect(chart[0]).toMatch(/^ 3 [▏▎▍▌▋▊▉] +0\.46%$/);
@@ -417,12 +418,18 @@ describe('POST /discord/interactions', () => {
       expect(button.content).toContain('2d6 → mean 7, sd 2.42, 2 to 12');
     });
 
-    it('says plainly that comparing with a second formula is not available yet', async () => {
-      const answer = await served.said(slashCommand('odds', { formula: '2d6', versus: '1d12' }));
-      expect(answer.content).toMatch(
-        /^Comparing with a second formula is not available on this fairdice yet\.\n/,
+    it('compares with a second formula exactly: higher, tie, lower', async () => {
+      const answer = await served.said(slashCommand('odds', { formula: '2d6', versus: '1d12', target: 7 }));
+      // P(2d6 > 1d12) = E[2d6 - 1]/12 = 1/2; a tie is 1/12, whatever 2d6 shows.
+      expect(answer.content.split('\n')[0]).toBe(
+        '`2d6 beats 1d12: 50.00%, ties 8.33% (loses 41.67%); 2d6 → mean 7, sd 2.42, 2 to 12; percentiles 5% 3, 25% 5, 50% 7, 75% 9, 95% 11; at least 7: 58.33%, at most 7: 58.33%`',
       );
-      expect(answer.content).toContain('2d6 → mean 7');
+      expect(chartOf(answer.content)).toHaveLength(11);
+      const refused = await served.said(slashCommand('odds', { formula: '2d6', versus: '1000d20' }));
+      expect(refused.ephemeral).toBe(true);
+      expect(refused.content).toMatch(
+        /^The exact odds of `2d6` against `1000d20` cost too much to compute: /,
+      );
     });
   });
 

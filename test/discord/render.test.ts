@@ -13,8 +13,6 @@ import {
   MESSAGE_LIMITS,
   reportContent,
   rollMessage,
-  targetText,
-  versusText,
 } from '../../src/discord/render.js';
 import { roll } from '../../src/roll/roll.js';
 import { maxSource, scripted } from '../support/sources.js';
@@ -153,16 +151,7 @@ describe('formulaChoices', () => {
   });
 });
 
-describe('the odds of an opposed roll, a target, a signed head and a luck report', () => {
-  it('says who rolls higher, a tie and who rolls lower, and the exact chance of a target', () => {
-    expect(versusText('1d20+5', { formula: '1d20+3', greater: 0.5475, equal: 0.0475, less: 0.405 })).toBe(
-      '`1d20+5` against `1d20+3`: higher 54.75%, tie 4.75%, lower 40.50%',
-    );
-    expect(targetText({ total: 15, atLeast: 5 / 54, atLeastExact: '5/54' })).toBe(
-      'At least 15: **9.26%** (exactly 5/54)',
-    );
-  });
-
+describe('a signed head and a luck report', () => {
   it('names the signed head: entries, last hash, time in the reader’s zone, key', () => {
     const head = {
       entries: 3,

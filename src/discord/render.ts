@@ -426,7 +426,7 @@ export function rollEmbed(description: RollDescription, receipt: string | undefi
   };
 }
 
-// --- signed heads and luck reports -------------------------------------
+// --- signed heads ------------------------------------------------------------------------------
 
 /** What a message reads of a table's signed head. */
 export interface HeadShown {
@@ -439,49 +439,3 @@ export interface HeadShown {
 /** The signed head: how many entries, the hash of the last, when, by which key. */
 export const headText = (head: HeadShown): string =>
   `Signed head: ${head.entries} entr${head.entries === 1 ? 'y' : 'ies'}, the last hashing to \`${head.lastHash.slice(0, 16)}…\`, signed ${discordTime(Date.parse(head.time), 'f')} with key \`${head.kid.slice(0, 12)}…\`.`;
-
-/** What the report message reads of a table's luck report. */
-export interface ReportShown {
-  covered: { from: number; to: number; rolls: number; rated: number; sealed: number; notRated: number };
-  byRoller: ReadonlyArray<{ by: string | null; rated: number; meanMidP: number }>;
-  overall: { rated: number; meanMidP: number | null };
-  test: { sentence: string };
-}
-
-/** Rollers listed in a report at most. */
-const REPORT_ROLLERS = 15;
-
-/** `1st`, `2nd`, `3rd`, `11th`, `71st`. */
-function ordinal(n: number): string {
-  const tens = n % 100;
-  const suffix = tens >= 11 && tens <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th');
-  return `${n}${suffix}`;
-}
-
-/** A mean percentile as players read it: the 50th is average luck. */
-const luck = (meanMidP: number): string => `${ordinal(Math.round(meanMidP * 100))} percentile`;
-
-/**
- * How lucky the night was: what was read, the table's mean percentile, each roller's, and the
- * verdict of the test of fair dice, in plain words.
- */
-export function reportContent(report: ReportShown, tableId: string, links: Links): string {
-  const { covered, overall } = report;
-  const lines = [
-    `How lucky this channel's table was: entries #${covered.from} to #${covered.to}, ${covered.rolls} roll${covered.rolls === 1 ? '' : 's'}, ${covered.rated} rated${covered.sealed === 0 ? '' : `, ${covered.sealed} sealed (not rated until revealed)`}${covered.notRated === 0 ? '' : `, ${covered.notRated} not rated`}.`,
-  ];
-  if (overall.meanMidP !== null)
-    lines.push(`The table rolled at the **${luck(overall.meanMidP)}** on average (50th is average luck).`);
-  const rollers = report.byRoller.slice(0, REPORT_ROLLERS);
-  for (const roller of rollers) {
-    const who = roller.by === null ? 'rolls naming nobody' : escapeMarkdown(cut(roller.by, 80));
-    lines.push(
-      `- ${who}: ${luck(roller.meanMidP)} over ${roller.rated} roll${roller.rated === 1 ? '' : 's'}`,
-    );
-  }
-  if (report.byRoller.length > rollers.length)
-    lines.push(`- and ${report.byRoller.length - rollers.length} more rollers`);
-  lines.push(report.test.sentence);
-  lines.push(`Every roll, in your browser: ${link(`table ${tableId}`, tablePageUrl(links, tableId))}`);
-  return fitContent(lines.join('\n'));
-}

@@ -40,7 +40,7 @@ import { requestLoggerFactoryOf, serviceLogger } from './request-log.js';
 import { restRoutesPlugin } from './routes.js';
 import { tableEventsPlugin } from './table-events.js';
 import { trpcPlugin } from './trpc.js';
-import { fairTurnsPlugin } from './turns.js';
+import { fairTurnsPlugin, type TakeTurn } from './turns.js';
 
 /** Test-only ways in; nothing here is reachable over HTTP. */
 export interface AppSeams {
@@ -60,6 +60,8 @@ export interface AppSeams {
   trust?: Trust;
   /** The /v1/stats workers (default: one thread, closed with the app); a test sizes its queue. */
   stats?: StatsService;
+  /** The fair turns (default: src/http/turns.ts `fairTurns`); a test records whose turn each request took. */
+  takeTurn?: TakeTurn;
   /** What the app counts into (src/metrics.ts); src/server.ts passes them when METRICS_PORT is set. Absent: nothing counted. */
   metrics?: ServiceMetrics;
 }
@@ -164,7 +166,7 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
     guard,
   });
   await app.register(requestBodyPlugin, { bodyLimitBytes });
-  await app.register(fairTurnsPlugin, { keyOf });
+  await app.register(fairTurnsPlugin, { keyOf, takeTurn: seams.takeTurn });
   await app.register(errorHandlingPlugin, { bodyLimitBytes });
 
   // What the operations run with.

@@ -1,4 +1,4 @@
-// The luck report's arithmetic (issue 28): a roll's mid-P percentile under its exact
+// The luck report's arithmetic: a roll's mid-P percentile under its exact
 // distribution, the exact variance of that percentile, and the Z-test that dice are fair.
 // Counts are exact integers over one denominator; only the final z and p are doubles.
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fairDiceTest, type LuckOutcome, midP, midPVariance } from '../../src/stats/luck.js';
+import { erfc, fairDiceTest, type LuckOutcome, midP, midPVariance } from '../../src/stats/luck.js';
 
 const d6: LuckOutcome[] = [1, 2, 3, 4, 5, 6].map((total) => ({ total, count: 1n }));
 
@@ -36,5 +36,19 @@ describe('luck arithmetic', () => {
     expect(r?.p).toBeLessThanOrEqual(1);
     expect(fairDiceTest([], [])).toBeNull();
     expect(fairDiceTest([0.5], [0.0001])?.p).toBeCloseTo(1, 6);
+  });
+});
+
+describe('erfc', () => {
+  it('matches reference values across its two methods', () => {
+    // Reference values of erfc (CPython math.erfc), either side of the switch at 2.
+    expect(erfc(0)).toBe(1);
+    expect(erfc(0.5)).toBeCloseTo(0.479500122186953, 14);
+    expect(erfc(1)).toBeCloseTo(0.157299207050285, 14);
+    expect(erfc(1.999)).toBeCloseTo(0.004698443348629, 14);
+    expect(erfc(2)).toBeCloseTo(0.004677734981047, 14);
+    expect(erfc(3) / 2.209049699858544e-5).toBeCloseTo(1, 12);
+    expect(erfc(6) / 2.151973671249892e-17).toBeCloseTo(1, 12);
+    expect(erfc(-1)).toBeCloseTo(2 - 0.157299207050285, 14);
   });
 });

@@ -114,12 +114,24 @@ function rollsOf(entries: readonly TableEntry[]): ReadRoll[] {
   return rolls;
 }
 
-/** A percentile as players say it: 0.71 is the 71st. */
+/** `1st`, `2nd`, `3rd`, `11th`, `71st`. */
 function ordinal(n: number): string {
   const tens = n % 100;
   const suffix = tens >= 11 && tens <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th');
   return `${n}${suffix}`;
 }
+
+/** A mid-P as players read a percentile: 0.71 is the `71st percentile` (the 50th is average luck). */
+export const percentileText = (midP: number): string => `${ordinal(Math.round(midP * 100))} percentile`;
+
+/** Rolls of a report whose percentile is in its outer tenth: below the 5th or above the 95th. */
+export const UNUSUAL_ROLL = { below: 0.05, above: 0.95 } as const;
+
+/** The rated rolls of a report in the outer tenth of their own distribution, in sequence order. */
+export const unusualRolls = (report: Pick<TableReport, 'rolls'>): ReportEntry[] =>
+  report.rolls.filter(
+    (r) => r.midP !== undefined && (r.midP < UNUSUAL_ROLL.below || r.midP > UNUSUAL_ROLL.above),
+  );
 
 /** `p = 0.012`, `p = 0.67`, `p < 0.0001`. */
 const pText = (p: number): string => (p < 0.0001 ? 'p < 0.0001' : `p = ${Number(p.toPrecision(2))}`);
@@ -142,7 +154,7 @@ export function verdictOf(
     };
   const { z, p } = result;
   const mean = us.reduce((a, b) => a + b, 0) / us.length;
-  const rolls = `${us.length} rated roll${us.length === 1 ? '' : 's'} averaged the ${ordinal(Math.round(mean * 100))} percentile`;
+  const rolls = `${us.length} rated roll${us.length === 1 ? '' : 's'} averaged the ${percentileText(mean)}`;
   const test = `(mid-P z-test, z = ${z.toFixed(2)}, ${pText(p)})`;
   if (p >= 0.05)
     return { z, pValue: p, verdict: 'consistent', sentence: `Consistent with fair dice: ${rolls} ${test}.` };

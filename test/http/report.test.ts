@@ -15,6 +15,7 @@ import { LIMITS } from '../../src/limits.js';
 import { roll } from '../../src/roll/roll.js';
 import type { Jwks } from '../../src/trust/receipt.js';
 import { expectError, makeApp } from '../support/app.js';
+import { describeWithRedis, type RedisServer, startRedis } from '../support/redis.js';
 import { appendReveal, appendSealed, newTable, queuedSource, rollAt } from '../support/report-tables.js';
 import { scripted } from '../support/sources.js';
 
@@ -269,5 +270,82 @@ describe('the report and the stats budget', () => {
     } finally {
       await app.close();
     }
+  });
+});
+
+describe('the report survives a restart on SQLite', () => {
+  it('reads the same rolls and rates them the same after the process reopens its data directory', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'fairdice-report-'));
+    const source = queuedSource();
+    const first = await makeApp({ dataDir }, { random: source });
+    let table: string;
+    let before: TableReport;
+    try {
+      table = await newTable(first);
+      await rollAt(first, source, table, '1d6', [2], { by: 'Ana' });
+      const sealed = await appendSealed(
+        first.trust,
+        table,
+        { formula: '1d2' },
+        roll({ formula: '1d2' }, { random: scripted([1]) }),
+      );
+      await appendReveal(first.trust, table, sealed);
+      before = await report(first, table);
+    } finally {
+      await first.close();
+    }
+    const second = await makeApp({ dataDir });
+    try {
+      const after = await report(second, table);
+      expect(after.rolls).toEqual(before.rolls);
+      expect(after.rolls.map((r) => [r.status, r.midPExact, r.revealedIn])).toEqual([
+        ['rated', '1/4', undefined],
+        ['rated', '1/4', 3],
+      ]);
+      expect(after.head.lastHash).toBe(before.head.lastHash);
+    } finally {
+      await second.close();
+    }
+  });
+});
+
+describeWithRedis('the report on two instances sharing Redis', (executable) => {
+  let redis: RedisServer;
+  let a: FastifyInstance;
+  let b: FastifyInstance;
+  const source = queuedSource();
+  beforeAll(async () => {
+    redis = await startRedis(executable);
+    const config = { redisUrl: redis.url, dataDir: mkdtempSync(join(tmpdir(), 'fairdice-report-')) };
+    a = await makeApp(config, { random: source });
+    b = await makeApp(config, { random: source });
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await redis?.stop();
+  });
+
+  it('rates on one instance the rolls and reveals made on the other', async () => {
+    const table = await newTable(a);
+    await rollAt(a, source, table, '1d6', [6], { by: 'Ana' });
+    await rollAt(b, source, table, '1d6', [1], { by: 'Bo' });
+    const sealed = await appendSealed(
+      a.trust,
+      table,
+      { formula: '1d6', by: 'GM' },
+      roll({ formula: '1d6' }, { random: scripted([4]) }),
+    );
+    const fromA = await report(a, table);
+    expect(fromA.rolls.map((r) => r.status)).toEqual(['rated', 'rated', 'sealed']);
+    await appendReveal(b.trust, table, sealed);
+    const fromB = await report(b, table);
+    expect(fromB.covered).toEqual({ from: 1, to: 4, rolls: 3, rated: 3, sealed: 0, notRated: 0 });
+    expect(fromB.rolls.map((r) => [r.by, r.midPExact, r.revealedIn])).toEqual([
+      ['Ana', '11/12', undefined],
+      ['Bo', '1/12', undefined],
+      ['GM', '7/12', 4],
+    ]);
+    expect(await report(a, table)).toMatchObject({ rolls: fromB.rolls, covered: fromB.covered });
   });
 });

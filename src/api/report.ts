@@ -160,12 +160,11 @@ export function verdictOf(
     return { z, pValue: p, verdict: 'consistent', sentence: `Consistent with fair dice: ${rolls} ${test}.` };
   const verdict = p < 0.001 ? 'very_unusual' : 'unusual';
   const odds = Math.round(1 / p).toLocaleString('en-US');
-  const side = z > 0 ? 'high' : 'low';
   return {
     z,
     pValue: p,
     verdict,
-    sentence: `${verdict === 'very_unusual' ? 'Very unusual' : 'Unusual'} for fair dice: ${rolls}; fair dice roll this far ${side} about once in ${odds} nights like this ${test}. Unusual is no proof: among many nights, some are this far off.`,
+    sentence: `${verdict === 'very_unusual' ? 'Very unusual' : 'Unusual'} for fair dice: ${rolls}, ${z > 0 ? 'above' : 'below'} average; fair dice stray this far from average, above or below, about once in ${odds} nights of as many rolls ${test}. Unusual is no proof: among many nights, some are this far off.`,
   };
 }
 
@@ -175,13 +174,14 @@ export function verdictOf(
  */
 export async function tableReport(input: { id: string }, ctx: DiceContext): Promise<TableReport> {
   const trust = trustOf(ctx);
+  let from = 1;
   let record: Awaited<ReturnType<typeof trust.store.table>>;
   let entries: TableEntry[];
   try {
     const now = Date.now();
     record = await trust.store.table(input.id, now);
     if (record === undefined) throw new TableNotFoundError();
-    const from = Math.max(1, record.entries - LIMITS.tableReportEntries + 1);
+    from = Math.max(1, record.entries - LIMITS.tableReportEntries + 1);
     const read = await trust.store.rolls(input.id, from - 1, record.entries - from + 1, now);
     if (read === undefined) throw new TableNotFoundError();
     // Entries appended after the table was read are not the head's.
@@ -191,7 +191,6 @@ export async function tableReport(input: { id: string }, ctx: DiceContext): Prom
     throw asTrustError(error, trust);
   }
   const head = trust.head(record);
-  const from = Math.max(1, record.entries - LIMITS.tableReportEntries + 1);
 
   const read = rollsOf(entries);
   const requests = read.filter((r) => r.total !== undefined).map((r) => statsRequestOf(r.request));

@@ -27,13 +27,18 @@ type Rater = { outcomes: LuckOutcome[]; denominator: bigint; variance: number } 
 /** The refusals of the stats engine that leave one roll unrated rather than fail the report. */
 const UNRATED_CODES: ReadonlySet<string> = new Set(['too_complex', 'invalid_formula', 'invalid_request']);
 
-/** What shapes a roll's distribution: the signed request without who, why or sealing. */
+/**
+ * What shapes a roll's distribution: the signed request without who, why or sealing, with every
+ * explosion chain listed to the cap a roll stops at, so that an exploding formula's distribution
+ * is the whole of it (docs/stats.md) and its percentiles exact.
+ */
 function statsRequestOf(request: SignedRequest | SealedEntry['request']): StatsRequest {
   return {
     formula: request.formula,
     ...(request.advantage === undefined ? {} : { advantage: request.advantage }),
     ...(request.bonuses === undefined ? {} : { bonuses: request.bonuses }),
     ...(request.tags === undefined ? {} : { tags: request.tags }),
+    depth: LIMITS.explodeCap,
   };
 }
 
@@ -41,11 +46,12 @@ function statsRequestOf(request: SignedRequest | SealedEntry['request']): StatsR
 function raterOf(stats: StatsResponse): Rater {
   if (stats.truncation !== null)
     return {
-      reason: `Its exploding dice can go on without end: the exact distribution lists ${stats.truncation.depth} explosions per die, so a percentile would not be exact.`,
+      reason: `Its exact distribution lists only ${stats.truncation.depth} explosions per die, so a percentile would not be exact.`,
     };
   if (stats.listing !== 'full' || stats.denominator === null)
     return {
-      reason: 'Its distribution has too many totals to count exactly within the limits of /v1/stats.',
+      reason:
+        'Its exact distribution is too large to list with its counts within the limits of /v1/stats, so a percentile would not be exact.',
     };
   const outcomes = stats.outcomes.map((o) => ({ total: o.total, count: BigInt(o.count ?? '0') }));
   const denominator = BigInt(stats.denominator);

@@ -136,16 +136,19 @@ describe('GET /v1/tables/{id}/report', () => {
     await rollAt(app, source, table, '1d6', [2]);
     // 1000d20 rolls, but its exact distribution costs more than the budget (too_complex).
     await rollAt(app, source, table, '1000d20', []);
-    // An exploding die has no last total: its listed distribution stops at a depth.
+    // Four exploding d6 (all 1s: 4): every chain to the cap of 100 has counts too large to list.
+    await rollAt(app, source, table, '4d6!', []);
+    // One exploding d6 is rated over every chain to that cap: P(X < 3) + P(X = 3)/2 = 2/6 + 1/12.
     await rollAt(app, source, table, '1d6!', [3]);
     const body = await report(app, table);
-    expect(body.covered).toMatchObject({ rolls: 3, rated: 1, notRated: 2 });
+    expect(body.covered).toMatchObject({ rolls: 4, rated: 2, notRated: 2 });
     expect(body.rolls[1]).toMatchObject({ status: 'not_rated', total: 1000, formula: '1000d20' });
     expect(body.rolls[1]!.reason).toMatch(/units of work/);
     expect(body.rolls[1]).not.toHaveProperty('midP');
-    expect(body.rolls[2]).toMatchObject({ status: 'not_rated', total: 3 });
-    expect(body.rolls[2]!.reason).toMatch(/exploding dice/);
-    expect(body.overall.rated).toBe(1);
+    expect(body.rolls[2]).toMatchObject({ status: 'not_rated', total: 4 });
+    expect(body.rolls[2]!.reason).toMatch(/too large to list with its counts/);
+    expect(body.rolls[3]).toMatchObject({ status: 'rated', total: 3, midPExact: '5/12' });
+    expect(body.overall.rated).toBe(2);
     expect(body.rolls[0]!.midPExact).toBe('1/4');
   });
 

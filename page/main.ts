@@ -8,6 +8,7 @@ import {
   type RollDescription,
 } from '../packages/client/src/describe.js';
 import { FormulaError, parseFormula, parseFragment } from '../src/formula/index.js';
+import { CompareForm } from './compare.js';
 import { renderRoll, totalNote } from './dice-view.js';
 import { OddsView } from './odds.js';
 import { TableSession } from './table.js';
@@ -130,6 +131,7 @@ const odds = new OddsView({
   beyond: byId('odds-beyond'),
   detail: byId('odds-detail'),
   summary: byId('odds-summary'),
+  legend: byId('odds-legend'),
   modes: byId<HTMLFormElement>('odds-form').elements.namedItem('odds-mode') as RadioNodeList,
 });
 
@@ -218,6 +220,16 @@ async function showOdds(request: Record<string, unknown>, rolled: number): Promi
   // Named as the roll's heading names it: with its bonuses and advantage, which the odds include.
   odds.show(stats, rolled, rollTitle.textContent ?? stats.formula);
 }
+
+new CompareForm(
+  {
+    form: byId<HTMLFormElement>('compare-form'),
+    input: byId<HTMLInputElement>('compare'),
+    error: byId('compare-error'),
+  },
+  odds,
+  { problem: formulaProblem, refusal },
+);
 
 form.addEventListener('submit', (event) => {
   event.preventDefault();

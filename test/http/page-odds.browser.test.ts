@@ -1,4 +1,6 @@
-// The odds on the page at `/` in a real browser against a real server: formulas compared with
+// The odds on the page at `/` in a real browser against a real server: a roll of a new formula
+// costs one request, its odds computed in the page's worker and exactly the service's answer;
+// formulas compared with
 // the roll are fetched in one POST /v1/stats/batch and drawn over its bars as series whose marks
 // are exactly the batch answer's (one per total each can roll in the drawn range, with its
 // probability), told apart by line and marker shape and named in a legend; the whole drawn at
@@ -9,6 +11,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { oddsWindow } from '../../packages/client/src/odds.js';
 import type { StatsResponse } from '../../packages/client/src/types.js';
 import { defaultConfig } from '../../src/config.js';
 import { buildApp } from '../../src/http/app.js';
@@ -83,6 +86,64 @@ describe.skipIf(!runs)('the odds on the page at /, in headless Chromium', () => 
       return series;
     });
 
+  it("costs one request a roll of a new formula: its odds computed in the page are the service's exact answer", async () => {
+    const page = await open(1280, 900);
+    for (const formula of ['4d6kh3', '8d10>=8!>=10', '{1d8!,1d6!}kh1+2']) {
+      arrived.splice(0);
+      await roll(page, formula);
+      expect(arrived, formula).toEqual(['POST /v1/roll']);
+      expect(await page.evaluate(() => document.body.dataset.oddsFrom)).toBe('page');
+      const stats = (await (
+        await fetch(`${origin}/v1/stats?${new URLSearchParams({ formula })}`)
+      ).json()) as StatsResponse;
+      const [first, last] = oddsWindow(stats.outcomes);
+      const [bars] = await drawnSeries(page);
+      expect(bars, formula).toEqual(
+        stats.outcomes.slice(first, last + 1).map(({ total, probability }) => ({ total, probability })),
+      );
+      expect(await page.locator('#odds-caption').textContent()).toContain(
+        `${stats.outcomes.length} possible totals, from ${stats.min} to ${stats.max}`,
+      );
+    }
+    await page.close();
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it('asks the service when the page has no worker: the same odds, one request more', async () => {
+    const page = await browser.context.newPage();
+    // The worker's script refused: the page cannot compute, and says nothing is wrong.
+    await page.route(/\/assets\/odds-worker-[\w-]+\.js$/, (route) => route.abort());
+    await page.goto(`${origin}/`);
+    await page.locator('body[data-ready="true"]').waitFor();
+    arrived.splice(0);
+    await roll(page, '3d6+1');
+    expect(arrived).toEqual(['POST /v1/roll', 'GET /v1/stats']);
+    expect(await page.evaluate(() => document.body.dataset.oddsFrom)).toBe('service');
+    expect(await page.locator('#histogram-wrap rect.bar').count()).toBe(16);
+    // The next new formula goes straight to the service, without trying the worker again.
+    arrived.splice(0);
+    await roll(page, '2d4');
+    expect(arrived).toEqual(['POST /v1/roll', 'GET /v1/stats']);
+    await page.close();
+  });
+
+  it("says too_complex in the service's words, decided in the page before any work, without a request", async () => {
+    const page = await open(1280, 900);
+    arrived.splice(0);
+    await roll(page, '1000d20');
+    expect(arrived).toEqual(['POST /v1/roll']);
+    const refused = (await (await fetch(`${origin}/v1/stats?formula=1000d20`)).json()) as {
+      error: { code: string; message: string };
+    };
+    expect(refused.error.code).toBe('too_complex');
+    expect(await page.locator('#odds-failure').textContent()).toBe(
+      `No odds for this roll: ${refused.error.message}`,
+    );
+    expect(await page.locator('#odds-body').isHidden()).toBe(true);
+    await page.close();
+    expect(consoleErrors).toEqual([]);
+  });
+
   it('draws compared formulas from one batch request as overlaid series, each mark the exact answer', async () => {
     const page = await open(1280, 900);
     await roll(page, '2d6+3');
@@ -153,7 +214,7 @@ describe.skipIf(!runs)('the odds on the page at /, in headless Chromium', () => 
     // Rolling again keeps the comparison and asks for nothing but the roll and its odds.
     arrived.splice(0);
     await roll(page, '2d6+3');
-    expect(arrived.filter((line) => line.includes('batch'))).toEqual([]);
+    expect(arrived).toEqual(['POST /v1/roll']);
     expect(await drawnSeries(page)).toHaveLength(3);
 
     // Emptied: the roll alone again, the legend hidden, nothing asked.

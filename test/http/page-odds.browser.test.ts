@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { oddsWindow } from '../../packages/client/src/odds.js';
+import { oddsWindow, percentText } from '../../packages/client/src/odds.js';
 import type { StatsResponse } from '../../packages/client/src/types.js';
 import { defaultConfig } from '../../src/config.js';
 import { buildApp } from '../../src/http/app.js';
@@ -140,6 +140,32 @@ describe.skipIf(!runs)('the odds on the page at /, in headless Chromium', () => 
       `No odds for this roll: ${refused.error.message}`,
     );
     expect(await page.locator('#odds-body').isHidden()).toBe(true);
+    await page.close();
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it('writes a tiny chance as "< 0.0001%", its exact figure in the title', async () => {
+    const page = await open(1280, 900);
+    await roll(page, '3d6!');
+    const stats = (await (
+      await fetch(`${origin}/v1/stats?formula=${encodeURIComponent('3d6!')}`)
+    ).json()) as StatsResponse;
+    const tail = stats.truncation!.tailProbability;
+    expect(tail).toBeLessThan(1e-6);
+    const beyond = page.locator('#odds-beyond');
+    const shown = (await beyond.textContent()) ?? '';
+    expect(shown).toContain('longer chains, not listed, have a chance of < 0.0001% together.');
+    expect(shown).not.toMatch(/\de-\d/);
+    // The title says the same with every figure in full.
+    const title = (await beyond.getAttribute('title')) ?? '';
+    expect(title).toContain(`have a chance of ${percentText(tail)} together.`);
+    expect(title.replace(/[\d.e+-]+%/g, '%')).toBe(shown.replace(/< 0\.0001%|[\d.e+-]+%/g, '%'));
+    // A bar's own label keeps the full figure; the detail line reads it and holds it in its title.
+    const last = page.locator('#histogram-wrap rect.bar').last();
+    await last.focus();
+    const label = (await last.getAttribute('aria-label')) ?? '';
+    const detail = page.locator('#odds-detail');
+    expect(await detail.textContent()).toBe(label.replace(/\d[\d.]*e-\d+%/g, '< 0.0001%'));
     await page.close();
     expect(consoleErrors).toEqual([]);
   });

@@ -10,7 +10,7 @@ import { buildApp } from '../../src/http/app.js';
 import { listen } from '../support/app.js';
 import { seriousViolations } from '../support/axe.js';
 import { type Chromium, chromiumFor, launchChromium } from '../support/chromium.js';
-import { showingRoll } from '../support/page-rolls.js';
+import { openPage, showingRoll } from '../support/page-rolls.js';
 import { readRollText } from '../support/roll-text.js';
 
 /** The faces the next roll throws, in order; a roll asking for more is a test failure. */
@@ -221,17 +221,8 @@ describe.skipIf(!runs)('every game on the page at /, in headless Chromium', () =
     await app?.close();
   });
 
-  async function open(width: number, height: number): Promise<Page> {
-    const page = await browser.context.newPage();
-    await page.setViewportSize({ width, height });
-    page.on('console', (message) => {
-      if (message.type() === 'error') consoleErrors.push(message.text());
-    });
-    page.on('pageerror', (error) => consoleErrors.push(`page error: ${error.message}`));
-    await page.goto(`${origin}/`);
-    await page.locator('body[data-ready="true"]').waitFor();
-    return page;
-  }
+  const open = (width: number, height: number): Promise<Page> =>
+    openPage(browser.context, `${origin}/`, { width, height }, consoleErrors);
 
   async function play(page: Page, game: Game): Promise<void> {
     queue.splice(0, queue.length, ...game.faces);

@@ -18,7 +18,7 @@ import { buildApp } from '../../src/http/app.js';
 import { listen } from '../support/app.js';
 import { seriousViolations } from '../support/axe.js';
 import { type Chromium, chromiumFor, launchChromium } from '../support/chromium.js';
-import { showingRoll } from '../support/page-rolls.js';
+import { openPage, showingRoll } from '../support/page-rolls.js';
 
 const runs = chromiumFor('the page odds browser test');
 
@@ -44,17 +44,8 @@ describe.skipIf(!runs)('the odds on the page at /, in headless Chromium', () => 
     await app?.close();
   });
 
-  async function open(width: number, height: number): Promise<Page> {
-    const page = await browser.context.newPage();
-    await page.setViewportSize({ width, height });
-    page.on('console', (message) => {
-      if (message.type() === 'error') consoleErrors.push(message.text());
-    });
-    page.on('pageerror', (error) => consoleErrors.push(`page error: ${error.message}`));
-    await page.goto(`${origin}/`);
-    await page.locator('body[data-ready="true"]').waitFor();
-    return page;
-  }
+  const open = (width: number, height: number): Promise<Page> =>
+    openPage(browser.context, `${origin}/`, { width, height }, consoleErrors);
 
   async function roll(page: Page, formula: string): Promise<number> {
     await page.locator('#formula').fill(formula);

@@ -111,7 +111,8 @@ describe.skipIf(!runs)('a table in the page, two browsers', () => {
     ] as const) {
       for (const page of [first, second]) {
         const text = await page.locator(`#table-log li.entry[data-seq="${receipt.seq}"] .what`).textContent();
-        expect(text).toMatch(new RegExp(`^${name} \\[[\\d ]+\\]`));
+        // A natural 20 or 1 on the d20 says so (`[20 crit]`, `[1 fumble]`).
+        expect(text).toMatch(new RegExp(`^${name} \\[[\\d ]+(?: crit| fumble)?\\]`));
         expect(readRollText(text ?? '').rounded).toBe(receipt.roll.total);
       }
     }

@@ -152,9 +152,11 @@ describe('the router built from the table', () => {
     expect(names).toEqual([
       'roll',
       'rollWith',
+      'tableRoll',
       'batch',
       'createTable',
       'tableRolls',
+      'revealRoll',
       'storedRoll',
       'verifyReceipt',
       'jwks',

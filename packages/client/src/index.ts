@@ -28,6 +28,8 @@ import {
   type HealthResponse,
   type Jwks,
   type Receipt,
+  type RevealEntry,
+  type RevealRequest,
   type RollQuery,
   type RollRequest,
   type RollResponse,
@@ -38,6 +40,8 @@ import {
   type StatsResponse,
   type StoredRollQuery,
   type TableCreated,
+  type TableRollRequest,
+  type TableRollResponse,
   type TableRolls,
   type TableRollsQuery,
   type VerifyRequest,
@@ -104,6 +108,10 @@ export type AppRouter = TRPCBuiltRouter<
     createTable: TRPCMutationProcedure<{ input: void; output: TableCreated; meta: object }>;
     /** GET /v1/tables/{id}/rolls: a page of a table's log. */
     tableRolls: TRPCQueryProcedure<{ input: TableRollsQuery; output: TableRolls; meta: object }>;
+    /** POST /v1/tables/{id}/roll: a roll at a table, open or sealed. */
+    tableRoll: TRPCMutationProcedure<{ input: TableRollRequest; output: TableRollResponse; meta: object }>;
+    /** POST /v1/tables/{id}/rolls/{seq}/reveal: reveal a sealed roll with its token. */
+    revealRoll: TRPCMutationProcedure<{ input: RevealRequest; output: RevealEntry; meta: object }>;
     /** GET /v1/rolls/{rollId}: a stored receipt. */
     storedRoll: TRPCQueryProcedure<{ input: StoredRollQuery; output: Receipt; meta: object }>;
     /** POST /v1/receipts/verify: the service checks a receipt against its keys. */
@@ -133,6 +141,10 @@ export interface DiceProcedures {
   batch: { mutate(input: BatchRollRequest, options?: TRPCProcedureOptions): Promise<BatchRollResponse> };
   createTable: { mutate(input?: undefined, options?: TRPCProcedureOptions): Promise<TableCreated> };
   tableRolls: { query(input: TableRollsQuery, options?: TRPCProcedureOptions): Promise<TableRolls> };
+  tableRoll: {
+    mutate(input: TableRollRequest, options?: TRPCProcedureOptions): Promise<TableRollResponse>;
+  };
+  revealRoll: { mutate(input: RevealRequest, options?: TRPCProcedureOptions): Promise<RevealEntry> };
   storedRoll: { query(input: StoredRollQuery, options?: TRPCProcedureOptions): Promise<Receipt> };
   verifyReceipt: { mutate(input: VerifyRequest, options?: TRPCProcedureOptions): Promise<VerifyResponse> };
   jwks: { query(input?: undefined, options?: TRPCProcedureOptions): Promise<Jwks> };

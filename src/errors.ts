@@ -12,11 +12,18 @@ import { LIMITS } from './limits.js';
  */
 export const ERROR_STATUSES = {
   400: { schema: 'BadRequestError', description: 'The request or the formula was rejected' },
-  404: { schema: 'NotFoundError', description: 'No such path, table or stored receipt' },
+  403: {
+    schema: 'ForbiddenError',
+    description: "The reveal token is not the sealed roll's (docs/trust.md#sealed-rolls)",
+  },
+  404: {
+    schema: 'NotFoundError',
+    description: 'No such path, table, stored receipt or sealed entry',
+  },
   409: {
     schema: 'ConflictError',
     description:
-      'The table holds its maximum of entries, or another request with this Idempotency-Key is still being answered',
+      'The table holds its maximum of entries, another request with this Idempotency-Key is still being answered, or the sealed roll was revealed already',
   },
   422: {
     schema: 'UnprocessableError',
@@ -47,9 +54,12 @@ export const ERROR_CODES = {
   invalid_formula: 400,
   too_many_dice: 400,
   too_complex: 400,
+  wrong_reveal_token: 403,
   not_found: 404,
+  not_sealed: 404,
   table_full: 409,
   idempotency_key_in_use: 409,
+  already_revealed: 409,
   payload_too_large: 413,
   idempotency_key_reused: 422,
   rate_limited: 429,
@@ -126,6 +136,11 @@ export const MESSAGES = {
   unavailable: 'The table and receipt store is unavailable; plain rolls still work. Try again shortly.',
   idempotencyKeyReused:
     'This Idempotency-Key was already used for a different request; send a new key for a new roll.',
+  wrongRevealToken:
+    "This is not the reveal token of that sealed roll; only its roller's answer held the right one.",
+  notSealed: 'That table has no sealed roll at this sequence number (an open roll, a reveal, or no entry).',
+  alreadyRevealed: (revealedIn: number) =>
+    `This sealed roll was revealed already, in entry ${revealedIn}; a sealed roll is revealed once.`,
   idempotencyKeyInUse:
     'Another request with this Idempotency-Key is still being answered; send it again shortly to get its answer.',
 } as const;

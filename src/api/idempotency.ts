@@ -3,8 +3,11 @@
 // that first answer again (`replayed: true`; REST: the `Idempotent-Replayed` header), rolling
 // nothing and charging nothing; the same key with another request is refused. The key is reserved
 // in the store before anything is rolled, so two requests racing with one key make one roll, on
-// one instance or several.
-import { createHash } from 'node:crypto';
+// one instance or several. The answer is kept encrypted under a key made from the caller and the
+// Idempotency-Key itself, which the store never holds (only a hash of them): a kept answer (a
+// sealed roll's reveal token, say: docs/trust.md#sealed-rolls) is readable only by a replay of
+// the same caller with the same key, never from the store.
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { canonicalJson } from '@fairdice/client/verify';
 import { DiceError, MESSAGES } from '../errors.js';
@@ -36,7 +39,9 @@ export async function idempotent<T extends object>(
   if (key === undefined) return run();
   const { store } = trustOf(ctx);
   // Scoped to the caller: the rate limit's key (an address, or a Discord user).
-  const scoped = sha256(`${ctx.caller ?? ctx.address ?? ''}\n${key}`);
+  const caller = `${ctx.caller ?? ctx.address ?? ''}\n${key}`;
+  const scoped = sha256(caller);
+  const secret = answerKey(caller);
   const { idempotencyKey: _key, ...named } = input as { idempotencyKey?: unknown };
   const fingerprint = sha256(`${operation}\n${canonicalJson(named)}`);
   const deadline = Date.now() + LIMITS.idempotencyWaitMs;
@@ -48,10 +53,10 @@ export async function idempotent<T extends object>(
       .catch((error: unknown) => {
         throw asTrustError(error);
       });
-    if (held.state === 'reserved') return answerOnce(scoped, fingerprint, ctx, run);
+    if (held.state === 'reserved') return answerOnce(scoped, fingerprint, secret, ctx, run);
     if (held.fingerprint !== fingerprint)
       throw new DiceError('idempotency_key_reused', MESSAGES.idempotencyKeyReused);
-    if (held.state === 'done') return { ...(JSON.parse(held.body) as T), replayed: true };
+    if (held.state === 'done') return { ...(JSON.parse(opened(held.body, secret)) as T), replayed: true };
     if (now >= deadline) throw new DiceError('idempotency_key_in_use', MESSAGES.idempotencyKeyInUse);
     await sleep(POLL_MS);
   }
@@ -60,6 +65,7 @@ export async function idempotent<T extends object>(
 async function answerOnce<T extends object>(
   scoped: string,
   fingerprint: string,
+  secret: Buffer,
   ctx: DiceContext,
   run: () => T | Promise<T>,
 ): Promise<T> {
@@ -75,7 +81,7 @@ async function answerOnce<T extends object>(
     .completeIdempotencyKey(
       scoped,
       fingerprint,
-      JSON.stringify(answer),
+      sealedText(JSON.stringify(answer), secret),
       Date.now(),
       LIMITS.idempotencyKeyTtlMs,
     )
@@ -83,4 +89,24 @@ async function answerOnce<T extends object>(
       throw asTrustError(error);
     });
   return answer;
+}
+
+/** The key a kept answer is encrypted with: from the caller and its Idempotency-Key, never stored. */
+const answerKey = (caller: string): Buffer =>
+  createHash('sha256').update(`fairdice idempotent answer\n${caller}`, 'utf8').digest();
+
+/** `text` encrypted with AES-256-GCM under `key`: base64url of the 12-byte IV, the 16-byte tag, the ciphertext. */
+function sealedText(text: string, key: Buffer): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  const body = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
+}
+
+/** What sealedText encrypted; throws when `key` is not the one it was encrypted under. */
+function opened(kept: string, key: Buffer): string {
+  const bytes = Buffer.from(kept, 'base64url');
+  const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, 12));
+  decipher.setAuthTag(bytes.subarray(12, 28));
+  return Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString('utf8');
 }

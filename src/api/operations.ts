@@ -32,6 +32,8 @@ import {
 import {
   createTable,
   publishedKeys,
+  revealRoll,
+  rollAtTable,
   rollBatchMaybeSigned,
   rollOneMaybeSigned,
   storedRoll,
@@ -40,10 +42,14 @@ import {
 } from './tables.js';
 import {
   JwksSchema,
+  RevealEntrySchema,
+  RevealRequestSchema,
   RollIdSchema,
   TableCreatedSchema,
   TableReportQuerySchema,
   TableReportSchema,
+  TableRollRequestSchema,
+  TableRollResponseSchema,
   TableRollsQuerySchema,
   TableRollsSchema,
   VerifyRequestSchema,
@@ -222,6 +228,27 @@ export const OPERATIONS = {
       idempotent('rollWith', input.idempotencyKey, input, ctx, () => rollOneMaybeSigned(input, ctx)),
   }),
 
+  tableRoll: operation({
+    kind: 'mutation',
+    method: 'POST',
+    path: '/v1/tables/{id}/roll',
+    input: TableRollRequestSchema,
+    output: TableRollResponseSchema,
+    tags: ['tables'],
+    summary: 'Roll at a table, openly or sealed',
+    description:
+      "Rolls a RollRequest at table `id`: signed and appended to the table's log, as POST /v1/roll with `table` does. " +
+      '`"sealed": true` rolls in secret: the log, its event stream and MCP show only the entry\'s number, time, what was asked (without `note`) ' +
+      'and a commitment; this answer alone carries the roll, its receipt, the salt and the reveal token, which POST /v1/tables/{id}/rolls/{seq}/reveal takes (docs/trust.md#sealed-rolls). ' +
+      "An `Idempotency-Key` header answers a repeated request as POST /v1/roll does; only the same caller with the same key gets a sealed roll's answer again.",
+    errors: SIGNED_ROLL_ERRORS,
+    headerInputs: IDEMPOTENCY_HEADER,
+    headers: replayHeaders,
+    restBody: withoutReplayed,
+    run: (input, ctx) =>
+      idempotent('tableRoll', input.idempotencyKey, input, ctx, () => rollAtTable(input, ctx)),
+  }),
+
   batch: operation({
     kind: 'mutation',
     method: 'POST',
@@ -283,6 +310,32 @@ export const OPERATIONS = {
       'The distributions are charged to the stats budget like /v1/stats (docs/trust.md#how-lucky-the-night-was).',
     errors: STORE_READ_ERRORS,
     run: tableReport,
+  }),
+
+  revealRoll: operation({
+    kind: 'mutation',
+    method: 'POST',
+    path: '/v1/tables/{id}/rolls/{seq}/reveal',
+    input: RevealRequestSchema,
+    output: RevealEntrySchema,
+    tags: ['tables'],
+    summary: 'Reveal a sealed roll',
+    description:
+      "Publishes sealed entry `seq` with the reveal token its roller got: appends a reveal entry holding the roll's receipt and salt, " +
+      'which anyone checks against the commitment already in the chain (docs/trust.md#sealed-rolls). A sealed roll is revealed once: ' +
+      'another token is 403 wrong_reveal_token, an entry that is not sealed 404 not_sealed, a second reveal 409 already_revealed.',
+    errors: [
+      'invalid_request',
+      'payload_too_large',
+      'wrong_reveal_token',
+      'not_found',
+      'not_sealed',
+      'already_revealed',
+      'table_full',
+      'unavailable',
+      ...ANY_REQUEST,
+    ],
+    run: revealRoll,
   }),
 
   storedRoll: operation({

@@ -2,10 +2,12 @@
 // verification and the published keys. Store failures become the service's errors here: a
 // missing table 404, a full one 409, the creation quota 429, the store down 503 (docs/trust.md).
 import type {
+  RevealEntry,
   Roll,
   RollResponse,
   TableCreated,
   TableHead,
+  TableRollResponse,
   TableRolls,
   VerifyResponse,
 } from '@fairdice/client/types';
@@ -19,7 +21,7 @@ import {
   TooManyTablesError,
 } from '../store/store.js';
 import type { Jwks, Receipt, SignedRequest } from '../trust/receipt.js';
-import type { Trust } from '../trust/service.js';
+import { RevealRefusedError, type Trust } from '../trust/service.js';
 import type { DiceContext } from './context.js';
 import { rollBatch, rollOne } from './roll.js';
 
@@ -38,6 +40,12 @@ export function asTrustError(error: unknown, trust?: Trust): unknown {
     return new DiceError('table_full', MESSAGES.tableFull(error.maxEntries));
   if (error instanceof TooManyTablesError)
     return new DiceError('too_many_tables', MESSAGES.tooManyTables(error.tablesPerHour));
+  if (error instanceof RevealRefusedError) {
+    if (error.reason === 'not_sealed') return new DiceError('not_sealed', MESSAGES.notSealed);
+    if (error.reason === 'wrong_reveal_token')
+      return new DiceError('wrong_reveal_token', MESSAGES.wrongRevealToken);
+    return new DiceError('already_revealed', MESSAGES.alreadyRevealed(error.revealedIn ?? 0));
+  }
   // Not the service's own refusal: the store failed (an SQLite error, a Redis reply it cannot read).
   if (!(error instanceof DiceError)) trust?.observer?.storeFailed();
   return error;
@@ -131,6 +139,35 @@ export async function rollBatchMaybeSigned(
     answered.push(wantsReceipt(request) ? await signed(request, rolls[index]!, trustOf(ctx)) : rolls[index]!);
   }
   return { rolls: answered };
+}
+
+/**
+ * A roll at a table (POST /v1/tables/{id}/roll): open, as a roll naming the table; or sealed
+ * (docs/trust.md#sealed-rolls), when the log gets only a commitment and this answer alone carries
+ * the roll, its receipt, the salt and the reveal token.
+ */
+export async function rollAtTable(
+  input: RollRequest & Omit<RollSwitches, 'receipt' | 'table'> & { id: string; sealed?: boolean | undefined },
+  ctx: DiceContext,
+): Promise<TableRollResponse> {
+  const { id, sealed, ...request } = input;
+  const asked = signedRequestOf(request);
+  await ctx.throwMeter?.sharedAdmit();
+  const roll = rollOne(request, ctx);
+  const trust = trustOf(ctx);
+  return translated(trust, async () => {
+    if (sealed !== true) return { ...roll, receipt: await trust.signAtTable(id, asked, roll) };
+    const { receipt, entry, salt, revealToken } = await trust.sealAtTable(id, asked, roll);
+    return { ...roll, receipt, sealed: { entry, salt, revealToken } };
+  });
+}
+
+/** Reveals sealed entry `seq` of table `id` with its token: the reveal entry appended to the log. */
+export function revealRoll(
+  input: { id: string; seq: number; token: string },
+  ctx: DiceContext,
+): Promise<RevealEntry> {
+  return translated(ctx.trust, () => trustOf(ctx).reveal(input.id, input.seq, input.token));
 }
 
 export function createTable(ctx: DiceContext): Promise<TableCreated> {

@@ -28,6 +28,7 @@ export interface ApiErrorData {
 /** Typed over every status, so a status added to src/errors.ts without a tRPC code fails to compile. */
 export const TRPC_CODE_OF_STATUS: Readonly<Record<ErrorStatus, TRPC_ERROR_CODE_KEY>> = {
   400: 'BAD_REQUEST',
+  403: 'FORBIDDEN',
   404: 'NOT_FOUND',
   409: 'CONFLICT',
   413: 'PAYLOAD_TOO_LARGE',

@@ -4,10 +4,13 @@ import { TableCreatedSchema as TableCreatedShape, TableIdSchema } from '@fairdic
 import { z } from 'zod';
 import { LIMITS } from '../limits.js';
 import { UUIDV7_PATTERN } from '../trust/uuid.js';
+import { IdempotencyKeySchema, RollItemSchema } from './schemas.js';
 
 export {
   JwksSchema,
   TableReportSchema,
+  RevealEntrySchema,
+  TableRollResponseSchema,
   TableRollsSchema,
   VerifyResultSchema,
 } from '@fairdice/client/schemas';
@@ -46,6 +49,37 @@ export const TableRollsQuerySchema = z.strictObject({
 
 /** The table a luck report reads (docs/trust.md#how-lucky-the-night-was). */
 export const TableReportQuerySchema = z.strictObject({ id: TableIdSchema });
+/** A roll at a table (POST /v1/tables/{id}/roll): a RollRequest whose table is the path's, maybe sealed. */
+export const TableRollRequestSchema = RollItemSchema.omit({ receipt: true, table: true })
+  .extend({
+    id: TableIdSchema,
+    sealed: z.literal([true, false]).optional().meta({
+      description:
+        "true: roll in secret (docs/trust.md#sealed-rolls). The log shows only the entry's number, time, what was asked (without `note`) and a commitment; this answer alone carries the roll, its receipt, the salt and the reveal token.",
+    }),
+    idempotencyKey: IdempotencyKeySchema.optional(),
+  })
+  .meta({
+    id: 'TableRollRequest',
+    description: "A roll at a table: signed and appended to the table's log, open or sealed.",
+    example: { formula: '1d20+5', by: 'GM', note: 'ambush check', sealed: true },
+  });
+
+/** The reveal of a sealed roll (POST /v1/tables/{id}/rolls/{seq}/reveal). */
+export const RevealRequestSchema = z
+  .strictObject({
+    id: TableIdSchema,
+    seq: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .meta({ description: 'The sequence number of the sealed entry.', example: 3 }),
+    token: z.string().min(1).max(200).meta({
+      description: "The reveal token of the sealed roll's answer (`sealed.revealToken`).",
+      example: 'q0m1JcX3n0o3VVkqk3mHn1bQk0v8b5dR',
+    }),
+  })
+  .meta({ id: 'RevealRequest', description: 'Which sealed roll to reveal, and its token.' });
 
 export const RollIdSchema = z.strictObject({
   rollId: z

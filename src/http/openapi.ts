@@ -56,6 +56,8 @@ function exampleOf(status: ErrorStatus, bodyLimitBytes: number, input: z.ZodType
       const issues = empty === undefined || empty.success ? [] : empty.error.issues;
       return new RequestError(describeIssues(issues, { value: {} })).toBody();
     }
+    case 403:
+      return new DiceError('wrong_reveal_token', MESSAGES.wrongRevealToken).toBody();
     case 404:
       return new DiceError('not_found', MESSAGES.notFound).toBody();
     case 413:

@@ -8,7 +8,7 @@ import fp from 'fastify-plugin';
 import { asTrustError } from '../api/tables.js';
 import { DiceError, MESSAGES } from '../errors.js';
 import type { TableRecord } from '../store/store.js';
-import type { Receipt } from '../trust/receipt.js';
+import type { TableEntry } from '../trust/receipt.js';
 import { TABLE_ID_PATTERN } from '../trust/service.js';
 import { replyWithError } from './errors.js';
 
@@ -72,7 +72,7 @@ async function tableEvents(app: FastifyInstance, options: TableEventsOptions): P
     let last = after;
     let live = false;
     let ended = false;
-    const early: Receipt[] = [];
+    const early: TableEntry[] = [];
     let queue: Promise<void> = Promise.resolve();
     let unsubscribe: (() => void) | undefined;
     let table: TableRecord | undefined;
@@ -90,8 +90,8 @@ async function tableEvents(app: FastifyInstance, options: TableEventsOptions): P
     };
 
     /** The last entry written whose head is not sent yet. */
-    let unheaded: Receipt | undefined;
-    const write = (receipt: Receipt) => {
+    let unheaded: TableEntry | undefined;
+    const write = (receipt: TableEntry) => {
       if (ended || receipt.seq === undefined || receipt.seq <= last) return;
       raw.write(`id: ${receipt.seq}\nevent: roll\ndata: ${JSON.stringify(receipt)}\n\n`);
       last = receipt.seq;
@@ -115,7 +115,7 @@ async function tableEvents(app: FastifyInstance, options: TableEventsOptions): P
     };
 
     /** A live entry; one that skips numbers (a message lost while reconnecting) fetches the gap. */
-    const deliver = (receipt: Receipt) => {
+    const deliver = (receipt: TableEntry) => {
       queue = queue
         .then(async () => {
           if (receipt.seq !== undefined && receipt.seq > last + 1) await catchUp();

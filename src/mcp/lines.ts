@@ -43,6 +43,43 @@ export function rollLine(
   return `${by}${rollText(describeRoll(roll, request), { maxDice: DICE_SHOWN })}${note}${receiptText(roll.receipt)}${replayed}`;
 }
 
+/** What a table roll's line reads of a sealed roll's answer (docs/trust.md#sealed-rolls). */
+interface SealedMention {
+  entry: { seq: number; commitment: string };
+  revealToken: string;
+}
+
+/**
+ * A roll at a table: an open one as rollLine says it; a sealed one says plainly that only this
+ * answer shows the result, what the log shows instead, and how to reveal it.
+ */
+export function tableRollLine(
+  roll: RollResponse & {
+    receipt?: ReceiptMention | undefined;
+    replayed?: true | undefined;
+    sealed?: SealedMention | undefined;
+  },
+  request: LineRequest & { table?: unknown },
+): string {
+  const line = rollLine(roll, request);
+  if (roll.sealed === undefined) return line;
+  const { entry, revealToken } = roll.sealed;
+  return (
+    `Sealed roll, table entry #${entry.seq}: ${line}. Only this answer shows the result: the table's log shows entry #${entry.seq} as sealed, ` +
+    `with the commitment ${entry.commitment.slice(0, 12)}…, until it is revealed. To reveal it, call table_reveal with table ${String(request.table)}, seq ${entry.seq} ` +
+    `and token ${revealToken}. Keep the token: nobody can reveal the roll without it.`
+  );
+}
+
+/** The reveal of a sealed roll: which entry it opens, in which entry, and the roll it held. */
+export function revealLine(entry: {
+  seq: number;
+  reveal: { seq: number; receipt: { roll: RollResponse; request: LineRequest } };
+}): string {
+  const { receipt } = entry.reveal;
+  return `Revealed table entry #${entry.reveal.seq} (the reveal is entry #${entry.seq}): ${rollLine(receipt.roll, receipt.request)}. Anyone can check it against the commitment entry #${entry.reveal.seq} holds (table_log, then verify_receipt with the log).`;
+}
+
 /** One line per roll, in request order. */
 export const batchLines = (
   batch: { rolls: readonly RollResponse[]; replayed?: true | undefined },
@@ -146,13 +183,33 @@ export interface TableCreatedSummary {
 export const tableCreatedLine = (table: TableCreatedSummary): string =>
   `Table ${table.id} created: roll there with table_roll (each roll is signed and logged for the players to check) and read its log with table_log; it holds up to ${table.maxEntries} rolls and is forgotten ${table.retentionDays} days after its last one.`;
 
-/** What the log lines read of one entry of a table's log. */
-export interface LogEntrySummary {
+/** What the log lines read of an open roll of a table's log. */
+interface OpenEntrySummary {
   seq?: number | undefined;
   time: string;
   roll: RollResponse;
   /** What was asked: it names string bonuses as written, and who rolled and why. */
   request?: LineRequest | undefined;
+}
+
+/**
+ * What the log lines read of one entry of a table's log: an open roll, a sealed one (its
+ * commitment only) or the reveal of one (docs/trust.md#sealed-rolls).
+ */
+export type LogEntrySummary =
+  | OpenEntrySummary
+  | { seq: number; time: string; commitment: string; request: { formula: string; by?: string | undefined } }
+  | { seq: number; time: string; reveal: { seq: number; receipt: OpenEntrySummary } };
+
+/** One entry's line: `#1 <time> <roll>`, `#2 <time> sealed: ...`, `#3 <time> reveals #2: <roll>`. */
+function entryLine(entry: LogEntrySummary): string {
+  if ('roll' in entry) return `#${entry.seq} ${entry.time} ${rollLine(entry.roll, entry.request)}`;
+  if ('commitment' in entry) {
+    const by = entry.request.by === undefined ? '' : `${entry.request.by}: `;
+    return `#${entry.seq} ${entry.time} ${by}${entry.request.formula}, sealed: hidden until its roller reveals it (commitment ${entry.commitment.slice(0, 12)}…)`;
+  }
+  const { receipt } = entry.reveal;
+  return `#${entry.seq} ${entry.time} revealed #${entry.reveal.seq}: ${rollLine(receipt.roll, receipt.request)}`;
 }
 
 /**
@@ -190,10 +247,7 @@ function tableLogBody(
   }
   const more = (last.seq ?? 0) < log.entries ? ` (call table_log with after ${last.seq} for the rest)` : '';
   const header = `${inAll}; #${first.seq} to #${last.seq}${more}:`;
-  return [
-    header,
-    ...log.rolls.map((entry) => `#${entry.seq} ${entry.time} ${rollLine(entry.roll, entry.request)}`),
-  ].join('\n');
+  return [header, ...log.rolls.map(entryLine)].join('\n');
 }
 
 /** The verdict on a receipt: valid with the roll it holds and the key, or not valid and why. */

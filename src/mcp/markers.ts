@@ -7,10 +7,12 @@ import { LIMITS } from '../limits.js';
 import {
   batchLines,
   reportLines,
+  revealLine,
   rollLine,
   statsLine,
   tableCreatedLine,
   tableLogLines,
+  tableRollLine,
   verifyLine,
 } from './lines.js';
 
@@ -84,37 +86,34 @@ export type ToolMarkers<Ops> = {
 
 /** The service's tools, in the order tools/list shows them (the operation table's order). */
 export const TOOL_MARKERS: ToolMarkers<typeof OPERATIONS> = {
-  rollWith: [
-    {
-      name: 'roll',
-      title: 'Roll dice',
-      description: [
-        'Rolls a dice formula with a fair random source: every die and the total, in one line to quote. ' +
-          'Call it for every roll a game needs; never make a result up. Optional: advantage (first d20), ' +
-          'bonuses, tags, receipt (true: signed), by (who rolls), note (what for), ' +
-          'idempotencyKey (new per roll; a retry with it answers the first roll). ' +
-          'So that the players can check every roll, use table_roll.',
-        NOTATION,
-      ].join('\n'),
-      readOnly: true,
-      idempotent: false,
-      omits: ['table'],
-      line: (output, input) => rollLine(output, input),
-    },
-    {
-      name: 'table_roll',
-      title: 'Roll dice at a table',
-      description:
-        "Rolls a dice formula at a table (its id from table_create): the roll is signed and appended to the table's log, " +
-        'which the players read (table_log) and check, rerolls included. Takes roll’s arguments with table required, and no receipt (every roll here is signed). ' +
-        SEE_NOTATION,
-      readOnly: false,
-      idempotent: false,
-      requires: ['table'],
-      omits: ['receipt'],
-      line: (output, input) => rollLine(output, input),
-    },
-  ],
+  rollWith: {
+    name: 'roll',
+    title: 'Roll dice',
+    description: [
+      'Rolls a dice formula with a fair random source: every die and the total, in one line to quote. ' +
+        'Call it for every roll a game needs; never make a result up. Optional: advantage (first d20), ' +
+        'bonuses, tags, receipt (true: signed), by (who rolls), note (what for), ' +
+        'idempotencyKey (new per roll; a retry with it answers the first roll). ' +
+        'So that the players can check every roll, use table_roll.',
+      NOTATION,
+    ].join('\n'),
+    readOnly: true,
+    idempotent: false,
+    omits: ['table'],
+    line: (output, input) => rollLine(output, input),
+  },
+  tableRoll: {
+    name: 'table_roll',
+    title: 'Roll dice at a table',
+    description:
+      "Rolls at a table (id from table_create): signed into its log, which players read (table_log) and check. Roll's arguments, no receipt. " +
+      'sealed true: a secret roll; the log shows only a commitment, you alone the result and a token for table_reveal. ' +
+      SEE_NOTATION,
+    readOnly: false,
+    idempotent: false,
+    renames: { table: 'id' },
+    line: (output, input) => tableRollLine(output, input),
+  },
   batch: {
     name: 'roll_batch',
     title: 'Roll several formulas',
@@ -160,6 +159,18 @@ export const TOOL_MARKERS: ToolMarkers<typeof OPERATIONS> = {
     idempotent: true,
     renames: { table: 'id' },
     line: reportLines,
+  },
+  revealRoll: {
+    name: 'table_reveal',
+    title: 'Reveal a sealed roll',
+    description:
+      'Reveals a sealed roll of a table (table: its id; seq: its entry number; token: the reveal token table_roll with sealed true answered): ' +
+      "appends the roll's receipt and salt to the log, so every player sees the result and can check it against the commitment the log held since the roll. " +
+      'A sealed roll is revealed once; a wrong token is refused.',
+    readOnly: false,
+    idempotent: false,
+    renames: { table: 'id' },
+    line: revealLine,
   },
   verifyReceipt: {
     name: 'verify_receipt',

@@ -92,6 +92,12 @@ const ADVICE: Record<ApiErrorCode, (tool: string) => string> = {
   not_found: (tool) => `fairdice has nothing by that name; check the arguments of ${tool}.`,
   too_complex: (tool) =>
     `The exact odds of that formula cost too much to compute; call ${tool} with fewer dice or a smaller depth.`,
+  wrong_reveal_token: () =>
+    'That is not the reveal token of this sealed roll; only the answer of table_roll with sealed true held it. Nobody can reveal without it.',
+  not_sealed: () =>
+    'That entry of the table is not a sealed roll (read table_log for the numbers of the sealed entries).',
+  already_revealed: () =>
+    'That sealed roll was revealed already; its reveal is in the table log (table_log). Nothing to do.',
   table_full: () => 'That table holds its maximum of rolls; create a new table for further rolls.',
   too_many_tables: () => 'Too many tables were created from this address this hour; reuse an existing table.',
   too_many_streams: () => 'Too many open event streams from this address; close one first.',

@@ -5,14 +5,17 @@
 // every instance renews, so the cap holds across instances and a crashed one's places lapse.
 // Needs appendonly persistence to keep what it acknowledged (docs/trust.md, "Storage").
 import { randomUUID } from 'node:crypto';
-import type { Receipt } from '@fairdice/client/types';
+import type { Receipt, TableEntry } from '@fairdice/client/types';
 import { Redis } from 'ioredis';
 import { GENESIS_PREV, receiptHashSync } from './chain.js';
 import {
+  AlreadyRevealedError,
   type EntryBuilder,
   type EntryListener,
   hourOf,
   type IdempotencyState,
+  type SealedRecord,
+  type SealedWork,
   type Store,
   type StoreLimits,
   StoreUnavailableError,
@@ -29,14 +32,24 @@ const COMMAND_TIMEOUT_MS = 2_000;
 const APPEND_ATTEMPTS = 20;
 
 // Appends only while the table exists; XADD with an explicit id fails when that sequence number
-// is taken, which is the lock. The receipt, the TTLs and the live message go in the same step.
+// is taken, which is the lock. The receipt, the TTLs and the live message go in the same step,
+// and so does a sealed roll's secret (ARGV[5] 'keep': field ARGV[6] of the table's sealed hash
+// KEYS[4] gets ARGV[7]) or a reveal's one claim (ARGV[5] 'reveal': refused when sealed entry
+// ARGV[6] has a reveal already, else `revealed:<ARGV[6]>` gets this entry's seq ARGV[7]).
 const APPEND_SCRIPT = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 'gone' end
+if ARGV[5] == 'reveal' then
+  local before = redis.call('HGET', KEYS[4], 'revealed:' .. ARGV[6])
+  if before then return 'revealed:' .. before end
+end
 local added = redis.pcall('XADD', KEYS[2], ARGV[1], 'r', ARGV[2])
 if type(added) == 'table' and added.err then return 'taken' end
 redis.call('SET', KEYS[3], ARGV[2], 'PX', ARGV[3])
+if ARGV[5] == 'keep' then redis.call('HSET', KEYS[4], ARGV[6], ARGV[7]) end
+if ARGV[5] == 'reveal' then redis.call('HSET', KEYS[4], 'revealed:' .. ARGV[6], ARGV[7]) end
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
+redis.call('PEXPIRE', KEYS[4], ARGV[3])
 redis.call('PUBLISH', ARGV[4], ARGV[2])
 return 'ok'
 `;
@@ -74,16 +87,21 @@ type AppendCommand = (
   meta: string,
   log: string,
   receiptKey: string,
+  sealedKey: string,
   streamId: string,
   json: string,
   retentionMs: number,
   channel: string,
+  sealedMode: '' | 'keep' | 'reveal',
+  sealedField: string,
+  sealedValue: string,
 ) => Promise<string>;
 
 const isDomainError = (error: unknown) =>
   error instanceof TableNotFoundError ||
   error instanceof TableFullError ||
-  error instanceof TooManyTablesError;
+  error instanceof TooManyTablesError ||
+  error instanceof AlreadyRevealedError;
 
 export class RedisStore implements Store {
   readonly kind = 'redis' as const;
@@ -106,7 +124,7 @@ export class RedisStore implements Store {
     this.redis = new Redis(url, RedisStore.options());
     // Connection errors surface as 503s on the operations; the event itself needs no handling.
     this.redis.on('error', () => {});
-    this.redis.defineCommand('fairdiceAppend', { numberOfKeys: 3, lua: APPEND_SCRIPT });
+    this.redis.defineCommand('fairdiceAppend', { numberOfKeys: 4, lua: APPEND_SCRIPT });
     this.redis.defineCommand('fairdiceHoldStream', { numberOfKeys: 1, lua: HOLD_STREAM_SCRIPT });
     this.redis.defineCommand('fairdiceReleaseKey', { numberOfKeys: 1, lua: RELEASE_KEY_SCRIPT });
   }
@@ -134,6 +152,8 @@ export class RedisStore implements Store {
     /** A chat channel's table (channelTable): not the pub/sub channel above. */
     chatChannel: (channel: string) => `${this.prefix}chat-channel:${channel}`,
     idempotency: (key: string) => `${this.prefix}idempotency:${key}`,
+    /** Sealed rolls' secrets (field `<seq>`) and their reveals (field `revealed:<seq>`). */
+    sealed: (id: string) => `${this.prefix}table:${id}:sealed`,
   };
 
   /** Runs `operation`; any failure that is not a table rule becomes StoreUnavailableError. */
@@ -192,19 +212,24 @@ export class RedisStore implements Store {
       if (createdAt === null) return undefined;
       const fields = last[0]?.[1];
       const lastHash =
-        fields === undefined ? GENESIS_PREV : receiptHashSync(JSON.parse(fields[1]!) as Receipt);
+        fields === undefined ? GENESIS_PREV : receiptHashSync(JSON.parse(fields[1]!) as TableEntry);
       return { id, createdAt: Number(createdAt), entries: Number(entries), lastHash };
     });
   }
 
   /** The last entry of a table's log, or undefined when it is empty. */
-  private async lastEntry(tableId: string): Promise<Receipt | undefined> {
+  private async lastEntry(tableId: string): Promise<TableEntry | undefined> {
     const last = await this.redis.xrevrange(this.key.log(tableId), '+', '-', 'COUNT', 1);
     const fields = last[0]?.[1];
-    return fields === undefined ? undefined : (JSON.parse(fields[1]!) as Receipt);
+    return fields === undefined ? undefined : (JSON.parse(fields[1]!) as TableEntry);
   }
 
-  append(tableId: string, build: EntryBuilder, _now: number): Promise<Receipt> {
+  append<E extends TableEntry>(
+    tableId: string,
+    build: EntryBuilder<E>,
+    _now: number,
+    sealed?: SealedWork<E>,
+  ): Promise<E> {
     return this.guarded(async () => {
       const run = (this.redis as unknown as { fairdiceAppend: AppendCommand }).fairdiceAppend.bind(
         this.redis,
@@ -217,17 +242,28 @@ export class RedisStore implements Store {
           throw new TableFullError(this.limits.maxEntries);
         }
         const entry = build(seq, last === undefined ? GENESIS_PREV : receiptHashSync(last));
+        const [mode, field, value] =
+          sealed === undefined
+            ? (['', '', ''] as const)
+            : 'keep' in sealed
+              ? (['keep', String(seq), sealed.keep(entry)] as const)
+              : (['reveal', String(sealed.reveals), String(seq)] as const);
         const outcome = await run(
           this.key.meta(tableId),
           this.key.log(tableId),
           this.key.receipt(entry.id),
+          this.key.sealed(tableId),
           `${seq}-1`,
           JSON.stringify(entry),
           this.limits.retentionMs,
           this.key.channel(tableId),
+          mode,
+          field,
+          value,
         );
         if (outcome === 'ok') return entry;
         if (outcome === 'gone') throw new TableNotFoundError();
+        if (outcome.startsWith('revealed:')) throw new AlreadyRevealedError(Number(outcome.slice(9)));
       }
       throw new Error('too many concurrent appends to one table');
     });
@@ -247,11 +283,13 @@ export class RedisStore implements Store {
   receipt(id: string, _now: number): Promise<Receipt | undefined> {
     return this.guarded(async () => {
       const json = await this.redis.get(this.key.receipt(id));
-      return json === null ? undefined : (JSON.parse(json) as Receipt);
+      const entry = json === null ? undefined : (JSON.parse(json) as TableEntry);
+      // A sealed entry or a reveal is kept by its id too, but is no receipt.
+      return entry !== undefined && 'roll' in entry ? entry : undefined;
     });
   }
 
-  rolls(tableId: string, after: number, limit: number, _now: number): Promise<Receipt[] | undefined> {
+  rolls(tableId: string, after: number, limit: number, _now: number): Promise<TableEntry[] | undefined> {
     return this.guarded(async () => {
       const [[, exists], [, entries]] = (await this.redis
         .multi()
@@ -259,7 +297,19 @@ export class RedisStore implements Store {
         .xrange(this.key.log(tableId), `${after + 1}-0`, '+', 'COUNT', limit)
         .exec()) as [[unknown, number], [unknown, Array<[string, string[]]>]];
       if (exists === 0) return undefined;
-      return entries.map(([, fields]) => JSON.parse(fields[1]!) as Receipt);
+      return entries.map(([, fields]) => JSON.parse(fields[1]!) as TableEntry);
+    });
+  }
+
+  sealed(tableId: string, seq: number, _now: number): Promise<SealedRecord | undefined> {
+    return this.guarded(async () => {
+      const [secret, revealedIn] = await this.redis.hmget(
+        this.key.sealed(tableId),
+        String(seq),
+        `revealed:${seq}`,
+      );
+      if (secret === null || secret === undefined) return undefined;
+      return { secret, revealedIn: revealedIn == null ? undefined : Number(revealedIn) };
     });
   }
 
@@ -341,8 +391,8 @@ export class RedisStore implements Store {
     subscriber.on('message', (channel: string, message: string) => {
       const listeners = this.listeners.get(channel);
       if (listeners === undefined) return;
-      const receipt = JSON.parse(message) as Receipt;
-      for (const listener of listeners) listener(receipt);
+      const entry = JSON.parse(message) as TableEntry;
+      for (const listener of listeners) listener(entry);
     });
     this.subscriber = subscriber;
     return subscriber;

@@ -7,13 +7,16 @@ import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import type { Receipt } from '@fairdice/client/types';
+import type { Receipt, TableEntry } from '@fairdice/client/types';
 import { GENESIS_PREV, receiptHashSync } from './chain.js';
 import {
+  AlreadyRevealedError,
   type EntryBuilder,
   type EntryListener,
   hourOf,
   type IdempotencyState,
+  type SealedRecord,
+  type SealedWork,
   type Store,
   type StoreLimits,
   TableFullError,
@@ -41,6 +44,13 @@ CREATE TABLE IF NOT EXISTS receipts (
 );
 CREATE UNIQUE INDEX IF NOT EXISTS receipts_by_table ON receipts (table_id, seq) WHERE table_id IS NOT NULL;
 CREATE INDEX IF NOT EXISTS receipts_by_time ON receipts (created_at);
+CREATE TABLE IF NOT EXISTS sealed (
+  table_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  secret TEXT NOT NULL,
+  revealed_in INTEGER,
+  PRIMARY KEY (table_id, seq)
+);
 CREATE TABLE IF NOT EXISTS idempotency (
   key TEXT PRIMARY KEY,
   fingerprint TEXT NOT NULL,
@@ -165,6 +175,10 @@ export class SqliteStore implements Store {
         'DELETE FROM idempotency WHERE key = ? AND fingerprint = ? AND body IS NULL',
       ),
       sweepIdempotency: this.db.prepare('DELETE FROM idempotency WHERE expires_at < ?'),
+      keepSealed: this.db.prepare('INSERT OR REPLACE INTO sealed (table_id, seq, secret) VALUES (?, ?, ?)'),
+      sealed: this.db.prepare('SELECT secret, revealed_in FROM sealed WHERE table_id = ? AND seq = ?'),
+      markRevealed: this.db.prepare('UPDATE sealed SET revealed_in = ? WHERE table_id = ? AND seq = ?'),
+      sweepSealed: this.db.prepare('DELETE FROM sealed WHERE table_id NOT IN (SELECT id FROM tables)'),
       sweepChannels: this.db.prepare(
         'DELETE FROM channel_tables WHERE table_id NOT IN (SELECT id FROM tables)',
       ),
@@ -182,6 +196,7 @@ export class SqliteStore implements Store {
       this.statements.sweepReceipts.run(cutoff);
       this.statements.sweepChannels.run();
       this.statements.sweepIdempotency.run(now);
+      this.statements.sweepSealed.run();
     });
   }
 
@@ -224,15 +239,28 @@ export class SqliteStore implements Store {
     return row && { id: row.id, createdAt: row.created_at, entries: row.entries, lastHash: row.last_hash };
   }
 
-  async append(tableId: string, build: EntryBuilder, now: number): Promise<Receipt> {
+  async append<E extends TableEntry>(
+    tableId: string,
+    build: EntryBuilder<E>,
+    now: number,
+    sealed?: SealedWork<E>,
+  ): Promise<E> {
     const receipt = this.immediate(() => {
       const row = this.row(tableId, now);
       if (row === undefined) throw new TableNotFoundError();
+      if (sealed !== undefined && 'reveals' in sealed) {
+        const opened = this.sealedRow(tableId, sealed.reveals);
+        if (opened?.revealedIn !== undefined) throw new AlreadyRevealedError(opened.revealedIn);
+      }
       if (row.entries >= this.limits.maxEntries) throw new TableFullError(this.limits.maxEntries);
       const seq = row.entries + 1;
       const entry = build(seq, row.last_hash);
       this.statements.insert.run(entry.id, tableId, seq, now, JSON.stringify(entry));
       this.statements.advance.run(seq, receiptHashSync(entry), now, tableId);
+      if (sealed !== undefined && 'keep' in sealed)
+        this.statements.keepSealed.run(tableId, seq, sealed.keep(entry));
+      if (sealed !== undefined && 'reveals' in sealed)
+        this.statements.markRevealed.run(seq, tableId, sealed.reveals);
       return entry;
     });
     this.events.emit(tableId, receipt);
@@ -247,13 +275,27 @@ export class SqliteStore implements Store {
     const row = this.statements.receipt.get(id, now - this.limits.retentionMs) as
       | { body: string }
       | undefined;
-    return row && (JSON.parse(row.body) as Receipt);
+    const entry = row && (JSON.parse(row.body) as TableEntry);
+    // A sealed entry or a reveal is kept with the receipts of its table, but is no receipt.
+    return entry !== undefined && 'roll' in entry ? entry : undefined;
   }
 
-  async rolls(tableId: string, after: number, limit: number, now: number): Promise<Receipt[] | undefined> {
+  async rolls(tableId: string, after: number, limit: number, now: number): Promise<TableEntry[] | undefined> {
     if (this.row(tableId, now) === undefined) return undefined;
     const rows = this.statements.rolls.all(tableId, after, limit) as { body: string }[];
-    return rows.map((row) => JSON.parse(row.body) as Receipt);
+    return rows.map((row) => JSON.parse(row.body) as TableEntry);
+  }
+
+  async sealed(tableId: string, seq: number, now: number): Promise<SealedRecord | undefined> {
+    if (this.row(tableId, now) === undefined) return undefined;
+    return this.sealedRow(tableId, seq);
+  }
+
+  private sealedRow(tableId: string, seq: number): SealedRecord | undefined {
+    const row = this.statements.sealed.get(tableId, seq) as
+      | { secret: string; revealed_in: number | null }
+      | undefined;
+    return row && { secret: row.secret, revealedIn: row.revealed_in ?? undefined };
   }
 
   async channelTable(channel: string, now: number): Promise<string | undefined> {

@@ -1,6 +1,6 @@
 // The one interface of table and receipt storage; two implementations: an SQLite file (the
 // embedded default) and Redis (shared by every instance). docs/trust.md, "Storage".
-import type { Receipt } from '@fairdice/client/types';
+import type { Receipt, TableEntry } from '@fairdice/client/types';
 
 export interface TableRecord {
   id: string;
@@ -21,10 +21,27 @@ export interface StoreLimits {
   tablesPerHour: number;
 }
 
-/** Builds the receipt of the next entry once its sequence number and the previous hash are known. */
-export type EntryBuilder = (seq: number, prev: string) => Receipt;
+/**
+ * Builds the next entry (a receipt, a sealed roll or a reveal: docs/trust.md) once its sequence
+ * number and the previous hash are known.
+ */
+export type EntryBuilder<E extends TableEntry = TableEntry> = (seq: number, prev: string) => E;
 
-export type EntryListener = (receipt: Receipt) => void;
+export type EntryListener = (entry: TableEntry) => void;
+
+/**
+ * What an append of a sealed roll or a reveal does besides (docs/trust.md#sealed-rolls), in the
+ * same atomic step: `keep` gives what only the roller of the new sealed entry may publish later
+ * (opaque text, kept as long as the table); `reveals` names the sealed entry a reveal opens, which
+ * is appended only if that entry was never revealed, and marks it revealed.
+ */
+export type SealedWork<E> = { keep: (entry: E) => string } | { reveals: number };
+
+/** What the store keeps of a sealed entry: the roller's secret, and the seq of its reveal if any. */
+export interface SealedRecord {
+  secret: string;
+  revealedIn?: number | undefined;
+}
 
 /**
  * What an Idempotency-Key holds (docs/api.md#idempotency): taken now by this caller (`reserved`),
@@ -46,14 +63,22 @@ export interface Store {
   /**
    * Appends one entry: the builder runs with the next sequence number and the previous entry's
    * hash, and whatever it returns is stored. Atomic: no two entries get one sequence number.
-   * Throws TableNotFoundError, TableFullError.
+   * With `sealed`, also keeps a sealed roll's secret or marks a reveal (SealedWork).
+   * Throws TableNotFoundError, TableFullError, AlreadyRevealedError.
    */
-  append(tableId: string, build: EntryBuilder, now: number): Promise<Receipt>;
+  append<E extends TableEntry>(
+    tableId: string,
+    build: EntryBuilder<E>,
+    now: number,
+    sealed?: SealedWork<E>,
+  ): Promise<E>;
   /** Keeps a receipt made outside any table. */
   saveReceipt(receipt: Receipt, now: number): Promise<void>;
   receipt(id: string, now: number): Promise<Receipt | undefined>;
   /** Entries with seq > after, in order, at most `limit`; undefined when the table does not exist. */
-  rolls(tableId: string, after: number, limit: number, now: number): Promise<Receipt[] | undefined>;
+  rolls(tableId: string, after: number, limit: number, now: number): Promise<TableEntry[] | undefined>;
+  /** What an append kept of sealed entry `seq` (SealedWork), or undefined: no such sealed entry. */
+  sealed(tableId: string, seq: number, now: number): Promise<SealedRecord | undefined>;
   /**
    * The table a chat channel rolls at (a Discord channel: docs/discord.md), by an id its face
    * chooses; undefined when it has none or its table has expired. Each look-up keeps the
@@ -106,6 +131,14 @@ export class TableNotFoundError extends Error {
   constructor() {
     super('no such table');
     this.name = 'TableNotFoundError';
+  }
+}
+
+/** A reveal of a sealed entry that was revealed already: each is revealed at most once. */
+export class AlreadyRevealedError extends Error {
+  constructor(readonly revealedIn: number) {
+    super(`revealed already, in entry ${revealedIn}`);
+    this.name = 'AlreadyRevealedError';
   }
 }
 

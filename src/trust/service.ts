@@ -1,17 +1,24 @@
 // Receipts and tables as the service offers them: the signing key, the store (opened on first
 // use, or at start by the server), the limits, and the per-address places of live event streams.
 // The API operations and the SSE route call this; nothing here knows HTTP (docs/trust.md).
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { canonicalJson } from '@fairdice/client/verify';
 import type { Config } from '../config.js';
 import { LIMITS } from '../limits.js';
 import type { RollResponse } from '../roll/types.js';
 import { receiptHashSync } from '../store/chain.js';
 import { RedisStore } from '../store/redis.js';
 import { SqliteStore } from '../store/sqlite.js';
-import type { Store, StoreLimits, TableRecord } from '../store/store.js';
+import {
+  AlreadyRevealedError,
+  type Store,
+  type StoreLimits,
+  TableNotFoundError,
+  type TableRecord,
+} from '../store/store.js';
 import { loadSigningKeys, type SigningKeys } from './keys.js';
-import type { Receipt, SignedRequest, TableHead } from './receipt.js';
-import { signHead, signReceipt } from './sign.js';
+import type { Receipt, RevealEntry, SealedEntry, SignedRequest, TableEntry, TableHead } from './receipt.js';
+import { signEntry, signHead, signReceipt } from './sign.js';
 
 export interface TrustLog {
   warn(details: Record<string, unknown>, message: string): void;
@@ -161,13 +168,88 @@ export class Trust {
   }
 
   /** The signed head of a table's log that ends at `entry` (an entry of the log, with its table and seq). */
-  headAt(entry: Receipt): TableHead {
+  headAt(entry: TableEntry): TableHead {
     return this.head({
       id: entry.table ?? '',
       createdAt: 0,
       entries: entry.seq ?? 0,
       lastHash: receiptHashSync(entry),
     });
+  }
+
+  /**
+   * Rolls in secret at a table (docs/trust.md#sealed-rolls): the log gets a sealed entry holding
+   * what was asked (without its note) and the commitment SHA-256(canonical receipt ‖ salt); the
+   * receipt, the salt and a reveal token go to the roller alone. The store keeps the receipt and
+   * the salt, with only a hash of the token, in the same atomic step as the entry.
+   */
+  async sealAtTable(
+    table: string,
+    request: SignedRequest,
+    roll: RollResponse,
+  ): Promise<{ receipt: Receipt; entry: SealedEntry; salt: string; revealToken: string }> {
+    this.announce();
+    const now = Date.now();
+    const salt = randomBytes(32).toString('hex');
+    const revealToken = randomBytes(24).toString('base64url');
+    const asked: SignedRequest = { ...request, sealed: true };
+    const { note: _note, ...shown } = asked;
+    let receipt: Receipt | undefined;
+    const entry = await this.store.append(
+      table,
+      (seq, prev): SealedEntry => {
+        receipt = signReceipt(this.keys, { request: asked, roll, table, seq, prev }, now);
+        return signEntry(
+          this.keys,
+          { table, seq, prev, request: shown, commitment: commitmentSync(receipt, salt) },
+          now,
+        );
+      },
+      now,
+      {
+        keep: () =>
+          JSON.stringify({ receipt: receipt!, salt, tokenHash: sha256Hex(revealToken) } satisfies KeptSecret),
+      },
+    );
+    this.observer?.entryWritten();
+    return { receipt: receipt!, entry, salt, revealToken };
+  }
+
+  /**
+   * Publishes sealed entry `seq` of `table` with its reveal token: appends a reveal entry holding
+   * the receipt and the salt, at most once per sealed entry (the store's append refuses a second
+   * one atomically, across instances). Throws TableNotFoundError, or RevealRefusedError saying why.
+   */
+  async reveal(table: string, seq: number, token: string): Promise<RevealEntry> {
+    this.announce();
+    const now = Date.now();
+    if ((await this.store.table(table, now)) === undefined) throw new TableNotFoundError();
+    const kept = await this.store.sealed(table, seq, now);
+    if (kept === undefined) throw new RevealRefusedError('not_sealed');
+    const secret = JSON.parse(kept.secret) as KeptSecret;
+    const given = Buffer.from(sha256Hex(token), 'hex');
+    if (!timingSafeEqual(given, Buffer.from(secret.tokenHash, 'hex')))
+      throw new RevealRefusedError('wrong_reveal_token');
+    if (kept.revealedIn !== undefined) throw new RevealRefusedError('already_revealed', kept.revealedIn);
+    try {
+      const entry = await this.store.append(
+        table,
+        (next, prev): RevealEntry =>
+          signEntry(
+            this.keys,
+            { table, seq: next, prev, reveal: { seq, receipt: secret.receipt, salt: secret.salt } },
+            now,
+          ),
+        now,
+        { reveals: seq },
+      );
+      this.observer?.entryWritten();
+      return entry;
+    } catch (error) {
+      if (error instanceof AlreadyRevealedError)
+        throw new RevealRefusedError('already_revealed', error.revealedIn);
+      throw error;
+    }
   }
 
   createTable(address: string): Promise<TableRecord> {
@@ -198,3 +280,31 @@ export class Trust {
 }
 
 export const TABLE_ROLLS_PER_PAGE = LIMITS.tableRollsPerPage;
+
+const sha256Hex = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
+
+/** commitmentOf of @fairdice/client/verify, synchronously: SHA-256 of the canonical receipt's UTF-8 bytes, then the salt's 32 bytes. */
+function commitmentSync(receipt: Receipt, salt: string): string {
+  return createHash('sha256')
+    .update(canonicalJson(receipt), 'utf8')
+    .update(Buffer.from(salt, 'hex'))
+    .digest('hex');
+}
+
+/** What the store keeps of a sealed roll for its reveal: never the token, only its hash. */
+interface KeptSecret {
+  receipt: Receipt;
+  salt: string;
+  tokenHash: string;
+}
+
+/** Why a reveal was refused: no sealed entry at that seq, another token, or revealed already. */
+export class RevealRefusedError extends Error {
+  constructor(
+    readonly reason: 'not_sealed' | 'wrong_reveal_token' | 'already_revealed',
+    readonly revealedIn?: number,
+  ) {
+    super(reason);
+    this.name = 'RevealRefusedError';
+  }
+}

@@ -19,6 +19,16 @@ export function signReceipt(keys: SigningKeys, content: UnsignedReceipt, now: nu
   return { ...body, signature: signatureOf(keys, body) };
 }
 
+/** Signs any other entry of a table's log (a sealed roll, a reveal) as a receipt is signed. */
+export function signEntry<T extends object>(
+  keys: SigningKeys,
+  content: T,
+  now: number = Date.now(),
+): T & { id: string; time: string; kid: string; signature: string } {
+  const body = { id: uuidv7(now), time: new Date(now).toISOString(), kid: keys.kid, ...content };
+  return { ...body, signature: signatureOf(keys, body) };
+}
+
 /** What a table's head states before it is signed (docs/trust.md#signed-heads). */
 export interface HeadContent {
   table: string;

@@ -152,10 +152,12 @@ describe('the router built from the table', () => {
     expect(names).toEqual([
       'roll',
       'rollWith',
+      'tableRoll',
       'batch',
       'createTable',
       'tableRolls',
       'tableReport',
+      'revealRoll',
       'storedRoll',
       'verifyReceipt',
       'jwks',

@@ -92,7 +92,8 @@ describe('MCP over Streamable HTTP at /mcp', () => {
       'idempotencyKey',
     ]);
     expect(roll?.outputSchema?.required).toContain('total');
-    // The same operation with `table` required and `receipt` left out (a table roll is always signed).
+    // The table roll operation (POST /v1/tables/{id}/roll), its `id` named `table`: no `receipt`
+    // (a table roll is always signed), and `sealed` for a secret roll.
     const tableRoll = tools.find((tool) => tool.name === 'table_roll');
     expect(tableRoll?.inputSchema.required).toEqual(['formula', 'table']);
     expect(Object.keys(tableRoll?.inputSchema.properties ?? {})).toEqual([
@@ -100,12 +101,19 @@ describe('MCP over Streamable HTTP at /mcp', () => {
       'advantage',
       'bonuses',
       'tags',
-      'table',
       'by',
       'note',
+      'sealed',
       'idempotencyKey',
+      'table',
     ]);
-    expect(tableRoll?.outputSchema).toEqual(roll?.outputSchema);
+    // Its answer is the roll's, with the receipt always there and, for a sealed roll, `sealed`.
+    expect(tableRoll?.outputSchema?.required).toContain('receipt');
+    expect(Object.keys(tableRoll?.outputSchema?.properties ?? {})).toEqual([
+      ...Object.keys(roll?.outputSchema?.properties ?? {}).filter((name) => name !== 'replayed'),
+      'sealed',
+      'replayed',
+    ]);
   });
 
   it('gives the exact odds: mean and percentiles in the line, the chance of a target, the REST answer as structuredContent', async () => {

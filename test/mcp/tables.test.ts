@@ -58,6 +58,67 @@ describe('tables and receipts over /mcp', () => {
     }
   });
 
+  it('rolls sealed with table_roll, shows only the commitment in table_log, and reveals once with table_reveal', async () => {
+    const app = await makeApp({ dataDir: tempDir() });
+    const client = new Client({ name: 'fairdice-test', version: '1.0.0' });
+    try {
+      const base = await listen(app);
+      await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', base)));
+      const jwks = JSON.parse((await send(base, { path: '/.well-known/jwks.json' })).body) as Jwks;
+      const created = (await client.callTool({ name: 'table_create', arguments: {} })) as CallToolResult;
+      const table = (created.structuredContent as { id: string }).id;
+      const rolled = (await client.callTool({
+        name: 'table_roll',
+        arguments: { formula: '1d20+5', table, by: 'GM', note: 'ambush check', sealed: true },
+      })) as CallToolResult;
+      expect(rolled.isError, textOf(rolled)).toBeFalsy();
+      const answer = rolled.structuredContent as {
+        total: number;
+        sealed: { entry: { seq: number; commitment: string }; revealToken: string };
+      };
+      const token = answer.sealed.revealToken;
+      expect(textOf(rolled)).toContain('Sealed roll, table entry #1: GM: 1d20');
+      expect(textOf(rolled)).toContain(`= ${answer.total} (for: ambush check)`);
+      expect(textOf(rolled)).toContain(`call table_reveal with table ${table}, seq 1 and token ${token}`);
+
+      const sealedLog = (await client.callTool({
+        name: 'table_log',
+        arguments: { table },
+      })) as CallToolResult;
+      expect(textOf(sealedLog)).toContain(
+        `GM: 1d20+5, sealed: hidden until its roller reveals it (commitment ${answer.sealed.entry.commitment.slice(0, 12)}…)`,
+      );
+      expect(JSON.stringify(sealedLog)).not.toContain(token);
+      expect(JSON.stringify(sealedLog)).not.toContain('ambush check');
+
+      const wrong = (await client.callTool({
+        name: 'table_reveal',
+        arguments: { table, seq: 1, token: 'nope' },
+      })) as CallToolResult;
+      expect(wrong.isError).toBe(true);
+      expect(textOf(wrong)).toContain('wrong_reveal_token');
+      const revealed = (await client.callTool({
+        name: 'table_reveal',
+        arguments: { table, seq: 1, token },
+      })) as CallToolResult;
+      expect(revealed.isError, textOf(revealed)).toBeFalsy();
+      expect(textOf(revealed)).toContain('Revealed table entry #1 (the reveal is entry #2): GM: 1d20');
+      const again = (await client.callTool({
+        name: 'table_reveal',
+        arguments: { table, seq: 1, token },
+      })) as CallToolResult;
+      expect(textOf(again)).toContain('already_revealed');
+
+      const log = (await client.callTool({ name: 'table_log', arguments: { table } })) as CallToolResult;
+      expect(textOf(log)).toContain('revealed #1: GM: 1d20');
+      const { rolls } = log.structuredContent as { rolls: unknown[] };
+      expect(await verifyChain(rolls, jwks)).toEqual({ valid: true, entries: 2, sealed: 1, revealed: 1 });
+    } finally {
+      await client.close();
+      await app.close();
+    }
+  });
+
   it('a table created through MCP is the same table over REST: rolls there show in the tool log', async () => {
     const app = await makeApp({ dataDir: tempDir() });
     const client = new Client({ name: 'fairdice-test', version: '1.0.0' });

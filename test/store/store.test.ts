@@ -17,7 +17,7 @@ import {
   TooManyTablesError,
 } from '../../src/store/store.js';
 import { loadSigningKeys, type SigningKeys } from '../../src/trust/keys.js';
-import type { Receipt } from '../../src/trust/receipt.js';
+import type { Receipt, TableEntry } from '../../src/trust/receipt.js';
 import { signReceipt } from '../../src/trust/sign.js';
 import { describeWithRedis, type RedisServer, startRedis } from '../support/redis.js';
 import { until } from '../support/wait.js';
@@ -68,9 +68,9 @@ function storeContract(name: string, open: () => Store | Promise<Store>) {
       const all = await store.rolls(id, 0, 100, now);
       expect(all?.map((receipt) => receipt.seq)).toEqual([1, 2, 3]);
       expect(await verifyChain(all!, keys.jwks)).toEqual({ valid: true, entries: 3 });
-      expect((await store.rolls(id, 2, 100, now))?.map((receipt) => receipt.request.formula)).toEqual([
-        '1d8',
-      ]);
+      expect(
+        (await store.rolls(id, 2, 100, now))?.map((receipt) => (receipt as Receipt).request.formula),
+      ).toEqual(['1d8']);
       expect((await store.rolls(id, 0, 2, now))?.length).toBe(2);
       expect((await store.table(id, now))?.entries).toBe(3);
       expect(await store.receipt(all![1]!.id, now)).toEqual(all![1]);
@@ -154,7 +154,7 @@ function storeContract(name: string, open: () => Store | Promise<Store>) {
       const now = Date.now();
       const id = newTableId();
       await store.createTable(id, '10.0.0.4', now);
-      const seen: Receipt[] = [];
+      const seen: TableEntry[] = [];
       const stop = await store.subscribe(id, (receipt) => seen.push(receipt));
       await store.append(id, entry(id), now);
       await store.append(id, entry(id), now);
@@ -261,7 +261,7 @@ describeWithRedis('RedisStore', (executable) => {
     const now = Date.now();
     const id = newTableId();
     await a.createTable(id, '10.4.0.1', now);
-    const seen: Receipt[] = [];
+    const seen: TableEntry[] = [];
     const stop = await b.subscribe(id, (receipt) => seen.push(receipt));
     await a.append(id, entry(id), now);
     await b.append(id, entry(id), now);

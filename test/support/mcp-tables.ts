@@ -18,6 +18,7 @@ export const ALL_TOOLS = [
   'table_create',
   'table_log',
   'table_report',
+  'table_reveal',
   'verify_receipt',
   'stats',
 ];

@@ -28,6 +28,8 @@ import {
   type HealthResponse,
   type Jwks,
   type Receipt,
+  type RevealEntry,
+  type RevealRequest,
   type RollQuery,
   type RollRequest,
   type RollResponse,
@@ -40,6 +42,8 @@ import {
   type TableCreated,
   type TableReport,
   type TableReportQuery,
+  type TableRollRequest,
+  type TableRollResponse,
   type TableRolls,
   type TableRollsQuery,
   type VerifyRequest,
@@ -108,6 +112,10 @@ export type AppRouter = TRPCBuiltRouter<
     tableRolls: TRPCQueryProcedure<{ input: TableRollsQuery; output: TableRolls; meta: object }>;
     /** GET /v1/tables/{id}/report: how lucky the rolls of a table were. */
     tableReport: TRPCQueryProcedure<{ input: TableReportQuery; output: TableReport; meta: object }>;
+    /** POST /v1/tables/{id}/roll: a roll at a table, open or sealed. */
+    tableRoll: TRPCMutationProcedure<{ input: TableRollRequest; output: TableRollResponse; meta: object }>;
+    /** POST /v1/tables/{id}/rolls/{seq}/reveal: reveal a sealed roll with its token. */
+    revealRoll: TRPCMutationProcedure<{ input: RevealRequest; output: RevealEntry; meta: object }>;
     /** GET /v1/rolls/{rollId}: a stored receipt. */
     storedRoll: TRPCQueryProcedure<{ input: StoredRollQuery; output: Receipt; meta: object }>;
     /** POST /v1/receipts/verify: the service checks a receipt against its keys. */
@@ -138,6 +146,10 @@ export interface DiceProcedures {
   createTable: { mutate(input?: undefined, options?: TRPCProcedureOptions): Promise<TableCreated> };
   tableRolls: { query(input: TableRollsQuery, options?: TRPCProcedureOptions): Promise<TableRolls> };
   tableReport: { query(input: TableReportQuery, options?: TRPCProcedureOptions): Promise<TableReport> };
+  tableRoll: {
+    mutate(input: TableRollRequest, options?: TRPCProcedureOptions): Promise<TableRollResponse>;
+  };
+  revealRoll: { mutate(input: RevealRequest, options?: TRPCProcedureOptions): Promise<RevealEntry> };
   storedRoll: { query(input: StoredRollQuery, options?: TRPCProcedureOptions): Promise<Receipt> };
   verifyReceipt: { mutate(input: VerifyRequest, options?: TRPCProcedureOptions): Promise<VerifyResponse> };
   jwks: { query(input?: undefined, options?: TRPCProcedureOptions): Promise<Jwks> };

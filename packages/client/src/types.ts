@@ -37,6 +37,7 @@ export type {
   TableEntry,
   TableHead,
   TableReport,
+  TableRollResponse,
   TableRolls,
 } from './shapes/tables.js';
 
@@ -127,6 +128,25 @@ export interface TableRollsQuery {
 /** The input of `tableReport` (GET /v1/tables/{id}/report). */
 export interface TableReportQuery {
   id: string;
+}
+
+/**
+ * The input of `tableRoll` (POST /v1/tables/{id}/roll): a roll at table `id`, signed and appended
+ * to its log; `sealed: true` rolls in secret (docs/trust.md#sealed-rolls).
+ */
+export interface TableRollRequest extends Omit<RollRequest, 'receipt' | 'table'> {
+  id: string;
+  /** true: the log shows only a commitment until the roller reveals the roll with its token. */
+  sealed?: boolean;
+}
+
+/** The input of `revealRoll` (POST /v1/tables/{id}/rolls/{seq}/reveal). */
+export interface RevealRequest {
+  id: string;
+  /** The sealed entry's sequence number. The service coerces it. */
+  seq: unknown;
+  /** The reveal token the sealed roll's answer gave. */
+  token: string;
 }
 
 /** The input of `storedRoll` (GET /v1/rolls/{rollId}). */

@@ -5,7 +5,7 @@ import { ReceiptSchema } from './receipt.js';
 import { ROLL_EXAMPLE, rollFields } from './roll.js';
 
 /** A replay of an idempotent request's first answer, as tRPC and MCP say it (REST: a header). */
-const replayed = () =>
+export const replayedField = () =>
   z.literal(true).optional().meta({
     description:
       'Over tRPC and MCP only: this is the first answer to the same idempotencyKey given again; nothing was rolled (docs/api.md#idempotency). REST says so with the `Idempotent-Replayed: true` header and answers the first body unchanged.',
@@ -17,7 +17,7 @@ const rollResponse = z
     receipt: ReceiptSchema.optional().meta({
       description: 'Present when a receipt was asked for, or at a table.',
     }),
-    replayed: replayed(),
+    replayed: replayedField(),
   })
   .meta({
     id: 'RollResponse',
@@ -34,7 +34,7 @@ const batchRollResponse = z
     rolls: z
       .array(RollResponseSchema)
       .meta({ description: 'One result per requested roll, in request order.' }),
-    replayed: replayed(),
+    replayed: replayedField(),
   })
   .meta({
     id: 'BatchRollResponse',

@@ -5,6 +5,8 @@
 import { z } from 'zod';
 import { TABLE_ID_PATTERN } from '../constants.js';
 import { ReceiptSchema, signedRequestFields } from './receipt.js';
+import { replayedField } from './response.js';
+import { ROLL_EXAMPLE, rollFields } from './roll.js';
 
 export const TableIdSchema = z
   .string()
@@ -157,7 +159,7 @@ const tableRolls = z
   .strictObject({
     table: TableIdSchema,
     entries: z.number().int().meta({ description: 'Entries in the whole log: the last sequence number.' }),
-    rolls: z.array(ReceiptSchema).meta({ description: 'The entries asked for, in sequence order.' }),
+    rolls: z.array(TableEntrySchema).meta({ description: 'The entries asked for, in sequence order.' }),
     head: TableHeadSchema.meta({
       description:
         'The signed head of the whole log as it was read: keep the latest one seen; a later read with fewer entries, or another last hash, shows a cut or a fork.',
@@ -187,6 +189,33 @@ const sealedRoll = z
 /** What the roller of a sealed roll alone gets: the entry, the salt and the reveal token. */
 export interface SealedRoll extends z.output<typeof sealedRoll> {}
 export const SealedRollSchema: z.ZodType<SealedRoll, SealedRoll> = sealedRoll;
+
+const tableRollResponse = z
+  .strictObject({
+    ...rollFields,
+    receipt: ReceiptSchema.meta({
+      description:
+        "The roll's receipt, entry `seq` of the table's log. Of a sealed roll: what its sealed entry commits to, shown to nobody else until revealed.",
+    }),
+    sealed: SealedRollSchema.optional().meta({
+      description:
+        'Only when the roll was sealed: the entry the log shows instead of the receipt, the salt and the reveal token (docs/trust.md#sealed-rolls).',
+    }),
+    replayed: replayedField(),
+  })
+  .meta({
+    id: 'TableRollResponse',
+    description:
+      "A roll at a table: every die, the total and the receipt appended to the log; a sealed roll's answer also carries what reveals it, and only this answer does.",
+    example: ROLL_EXAMPLE,
+  });
+
+/**
+ * The answer of a roll at a table (POST /v1/tables/{id}/roll): the roll and its receipt; a sealed
+ * roll's also holds `sealed` (the entry the log shows, the salt, the reveal token).
+ */
+export interface TableRollResponse extends z.output<typeof tableRollResponse> {}
+export const TableRollResponseSchema: z.ZodType<TableRollResponse, TableRollResponse> = tableRollResponse;
 
 const fractionText = (description: string) =>
   z

@@ -122,6 +122,8 @@ const table = new TableSession({
   chain: byId('table-chain'),
   log: byId<HTMLOListElement>('table-log'),
   idInput: byId<HTMLInputElement>('table-id'),
+  head: byId('table-head'),
+  headWarning: byId('table-head-warning'),
 });
 
 const odds = new OddsView({

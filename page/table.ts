@@ -1,16 +1,29 @@
 // A table in the page (docs/trust.md): create or join one (its id in the address to share), follow
 // its rolls live over Server-Sent Events, and check each entry here with the library's own
 // WebCrypto verifier (packages/client/src/verify.ts): its signature, its number and its link to
-// the entry before. A gap or a broken link is shown, never hidden.
+// the entry before. A gap or a broken link is shown, never hidden. It also keeps the latest signed
+// head of each table it has seen (in localStorage, so across visits; docs/trust.md#signed-heads),
+// verifies every head the stream sends, and warns when the log it holds is shorter than a head
+// promises or forks from it.
 import { describeRoll } from '../packages/client/src/describe.js';
-import { GENESIS_PREV, receiptHash, verifyReceipt } from '../packages/client/src/verify.js';
-import type { Jwks, Receipt } from './types.js';
+import {
+  compareHeads,
+  GENESIS_PREV,
+  receiptHash,
+  verifyHead,
+  verifyReceipt,
+} from '../packages/client/src/verify.js';
+import type { Jwks, Receipt, TableHead } from './types.js';
 
 export interface TableView {
   status: HTMLElement;
   chain: HTMLElement;
   log: HTMLOListElement;
   idInput: HTMLInputElement;
+  /** The latest signed head: its entries, time and key, and whether it verified. */
+  head: HTMLElement;
+  /** Empty, or why the log this page holds does not match a head (cut short, forked). */
+  headWarning: HTMLElement;
 }
 
 const TABLE_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -22,6 +35,10 @@ export class TableSession {
   private queue: Promise<void> = Promise.resolve();
   private lastSeq = 0;
   private lastHash = GENESIS_PREV;
+  /** The hash of every entry this page holds, by sequence number: what a head's lastHash is checked against. */
+  private hashes = new Map<number, string>();
+  /** The latest head of this table that verified and agreed with every one before it. */
+  private held: TableHead | undefined;
   id: string | undefined;
 
   constructor(private readonly view: TableView) {}
@@ -52,8 +69,13 @@ export class TableSession {
     this.id = id;
     this.lastSeq = 0;
     this.lastHash = GENESIS_PREV;
+    this.hashes = new Map();
+    this.held = heldHead(id);
     this.view.log.replaceChildren();
     this.view.chain.textContent = '';
+    this.view.head.textContent = '';
+    this.view.headWarning.textContent = '';
+    delete this.view.headWarning.dataset.problem;
     this.view.idInput.value = id;
     const url = new URL(window.location.href);
     url.searchParams.set('table', id);
@@ -64,6 +86,10 @@ export class TableSession {
     source.addEventListener('roll', (event) => {
       const entry = JSON.parse((event as MessageEvent<string>).data) as Receipt;
       this.queue = this.queue.then(() => this.add(entry));
+    });
+    source.addEventListener('head', (event) => {
+      const head = JSON.parse((event as MessageEvent<string>).data) as TableHead;
+      this.queue = this.queue.then(() => this.checkHead(head));
     });
     source.addEventListener('error', () => {
       if (source.readyState === EventSource.CLOSED) {
@@ -96,7 +122,87 @@ export class TableSession {
     } catch {
       this.lastHash = '';
     }
+    this.hashes.set(seq, this.lastHash);
     this.view.log.prepend(this.entryElement(entry, problems));
+  }
+
+  /**
+   * A head the stream sent (after each entry, and once the log is read): verified with the
+   * library's verifier, checked against the log this page holds (as long as it promises, its entry
+   * number `entries` the one it signed) and against the latest head held (never fewer entries, never
+   * another entry at the same number). A head that agrees becomes the one held.
+   */
+  private async checkHead(head: TableHead): Promise<void> {
+    const signed = await verifyHead(head, await this.keys());
+    const problems: { kind: string; text: string }[] = [];
+    if (!signed.valid)
+      problems.push({ kind: 'invalid', text: `The head does not verify: ${signed.reason}.` });
+    else if (head.table !== this.id)
+      problems.push({ kind: 'invalid', text: 'The head is of another table.' });
+    else {
+      const entries = (n: number) => `${n} ${n === 1 ? 'entry' : 'entries'}`;
+      if (this.lastSeq < head.entries)
+        problems.push({
+          kind: 'shorter',
+          text: `The head promises ${entries(head.entries)} but this page holds ${this.lastSeq}: entries are missing.`,
+        });
+      else if ((head.entries === 0 ? GENESIS_PREV : this.hashes.get(head.entries)) !== head.lastHash)
+        problems.push({
+          kind: 'forked',
+          text: `Entry ${head.entries} this page holds is not the entry the head signed: the log forks from the head.`,
+        });
+      const held = this.held;
+      const comparison = held && compareHeads(held, head);
+      if (held && comparison?.reason !== undefined)
+        problems.push({
+          kind: comparison.status,
+          text: `Since a head this page holds: ${comparison.reason}.`,
+        });
+      else if (
+        held &&
+        held.entries > 0 &&
+        this.hashes.has(held.entries) &&
+        this.hashes.get(held.entries) !== held.lastHash
+      )
+        problems.push({
+          kind: 'forked',
+          text: `Entry ${held.entries} is not the entry a head this page holds signed: the log forked since.`,
+        });
+      if (comparison === undefined || comparison.reason === undefined) {
+        this.held = head;
+        keepHead(head);
+      }
+    }
+    this.showHead(head, signed.valid, problems);
+  }
+
+  private showHead(head: TableHead, valid: boolean, problems: { kind: string; text: string }[]): void {
+    const view = this.view.head;
+    const time = document.createElement('time');
+    time.dateTime = head.time;
+    time.textContent = new Date(head.time).toLocaleTimeString();
+    const badge = document.createElement('span');
+    badge.className = `badge ${valid ? 'valid' : 'invalid'}`;
+    badge.textContent = valid ? '✓ verified' : '✗ invalid';
+    badge.dataset.valid = String(valid);
+    const kid = document.createElement('code');
+    kid.className = 'kid';
+    kid.title = head.kid;
+    kid.textContent = head.kid.slice(0, 10);
+    view.dataset.entries = String(head.entries);
+    view.replaceChildren(
+      `Signed head: ${head.entries} ${head.entries === 1 ? 'entry' : 'entries'} at `,
+      time,
+      ', key ',
+      kid,
+      ' ',
+      badge,
+    );
+    // A warning stays until the table is joined again: a cut or a fork is not undone by a later head.
+    if (problems.length === 0) return;
+    const warning = this.view.headWarning;
+    warning.dataset.problem = problems[0]!.kind;
+    warning.textContent = problems.map((problem) => problem.text).join(' ');
   }
 
   private entryElement(entry: Receipt, problems: string[]): HTMLLIElement {
@@ -155,4 +261,27 @@ function labelsOf(entry: Receipt): { by?: string; note?: string } {
   if (by !== undefined) labels.by = by;
   if (note !== undefined) labels.note = note;
   return labels;
+}
+
+const HEAD_KEY = 'fairdice.head.';
+
+/** The head of table `id` kept from an earlier visit, read defensively (storage may be off or edited). */
+function heldHead(id: string): TableHead | undefined {
+  try {
+    const text = window.localStorage.getItem(HEAD_KEY + id);
+    const head = text === null ? undefined : (JSON.parse(text) as TableHead);
+    return head && typeof head.entries === 'number' && typeof head.lastHash === 'string' && head.table === id
+      ? head
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function keepHead(head: TableHead): void {
+  try {
+    window.localStorage.setItem(HEAD_KEY + head.table, JSON.stringify(head));
+  } catch {
+    // Storage off (a private window): the head is held for this visit only.
+  }
 }

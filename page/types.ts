@@ -8,6 +8,7 @@ export type {
   RollResponse,
   StatsOutcome,
   StatsResponse,
+  TableHead,
 } from '../packages/client/src/types.js';
 
 /** Any error body, read defensively: a proxy in front of the service may answer with anything. */

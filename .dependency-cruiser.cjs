@@ -1,7 +1,7 @@
 // The layers of fairdice, checked by `npm run lint:deps` (dependency-cruiser). An arrow points
 // from what is imported to what imports it:
 //
-//   base (errors, limits, version, config, shutdown, cluster, tick-maps)
+//   base (errors, limits, version, config, shutdown, cluster, tick-maps, metrics)
 //     <- formula (the language: text to a checked plan)
 //     <- roll, stats (two peer back ends; stats may read roll/types.ts, which holds shape types)
 //     <- store <- trust (trust builds and uses the stores; the stores never import trust)
@@ -12,7 +12,7 @@
 // page/ and packages/client never import server code (src/), and the client no node built-in.
 // No cycle anywhere. Type-only imports count: a shape type is a dependency like any other.
 
-const base = '^src/(errors|limits|version|config|shutdown|cluster|tick-maps)\\.ts$';
+const base = '^src/(errors|limits|version|config|shutdown|cluster|tick-maps|metrics)\\.ts$';
 const entries = '^src/(server|cli|index)\\.ts$';
 const above = (...layers) => layers.map((layer) => `^src/${layer}/`);
 

@@ -178,7 +178,9 @@ async function runHttp(
           env:
             kind === 'bareFastify' || kind === 'bareFastifySameAnswer'
               ? { NODE_ENV: 'production' }
-              : FAIRDICE_ENV,
+              : kind === 'fairdiceMetrics'
+                ? { ...FAIRDICE_ENV, METRICS_PORT: '0' }
+                : FAIRDICE_ENV,
           // The service's own log (pino, stdout) is written as in production, never shown.
           quietStdout: kind !== 'bareFastify' && kind !== 'bareFastifySameAnswer',
           core: pinning?.serverCore,

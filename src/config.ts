@@ -73,6 +73,13 @@ export interface Config {
   discordApplicationId: string | undefined;
   /** The address players reach the service at (`https://dice.example.com`), for links in Discord messages. */
   publicUrl: string | undefined;
+  /**
+   * The operations listener (docs/operations.md#metrics-and-readiness): Prometheus metrics at
+   * /metrics and readiness at /ready, on a port of its own, never the public one. Undefined: off.
+   */
+  metricsPort: number | undefined;
+  /** Where the operations listener binds: loopback unless told otherwise. */
+  metricsHost: string;
 }
 
 /** Default idle keep-alive: short, as nothing but a proxy gains from long-idle connections. */
@@ -116,11 +123,17 @@ export class ConfigError extends Error {
   }
 }
 
-const integer = (name: string, min: number, max: number, fallback: number) =>
+/** An integer variable from `min` to `max`; `fallback` when unset (undefined: off when unset). */
+const integer = <Fallback extends number | undefined>(
+  name: string,
+  min: number,
+  max: number,
+  fallback: Fallback,
+) =>
   z
     .string()
     .optional()
-    .transform((text, ctx) => {
+    .transform((text, ctx): number | Fallback => {
       if (text === undefined || text.trim() === '') return fallback;
       const value = /^\s*\d+\s*$/.test(text) ? Number(text) : Number.NaN;
       if (!Number.isSafeInteger(value) || value < min || value > max) {
@@ -175,17 +188,19 @@ const redisUrl = z
     return text.trim();
   });
 
-const host = z
-  .string()
-  .optional()
-  .transform((text, ctx) => {
-    const value = text?.trim() || '127.0.0.1';
-    if (!/^[A-Za-z0-9.:-]+$/.test(value)) {
-      ctx.addIssue({ code: 'custom', message: 'HOST must be a host name or an IP address' });
-      return z.NEVER;
-    }
-    return value;
-  });
+/** A host name or IP address to bind; loopback when unset. */
+const host = (name: string) =>
+  z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      const value = text?.trim() || '127.0.0.1';
+      if (!/^[A-Za-z0-9.:-]+$/.test(value)) {
+        ctx.addIssue({ code: 'custom', message: `${name} must be a host name or an IP address` });
+        return z.NEVER;
+      }
+      return value;
+    });
 
 const logLevel = z
   .string()
@@ -239,7 +254,7 @@ const publicUrl = z
 
 const EnvSchema = z.object({
   PORT: integer('PORT', 0, 65_535, 3000),
-  HOST: host,
+  HOST: host('HOST'),
   RATE_LIMIT_MAX: integer('RATE_LIMIT_MAX', 1, 1_000_000_000, LIMITS.rateLimitMax),
   RATE_LIMIT_WINDOW_MS: integer('RATE_LIMIT_WINDOW_MS', 1, 2_147_483_647, LIMITS.rateLimitWindowMs),
   REDIS_URL: redisUrl,
@@ -283,6 +298,9 @@ const EnvSchema = z.object({
     100_000,
     LIMITS.sseConnectionsPerAddress,
   ),
+  // Unset: the operations listener is off.
+  METRICS_PORT: integer('METRICS_PORT', 0, 65_535, undefined),
+  METRICS_HOST: host('METRICS_HOST'),
 });
 
 /** Reads the configuration; throws ConfigError with one line naming every bad variable. */
@@ -301,6 +319,16 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
   if (e.HEADERS_TIMEOUT_MS > e.REQUEST_TIMEOUT_MS) {
     throw new ConfigError(
       `Invalid configuration: HEADERS_TIMEOUT_MS (${e.HEADERS_TIMEOUT_MS}) must not exceed REQUEST_TIMEOUT_MS (${e.REQUEST_TIMEOUT_MS}).`,
+    );
+  }
+  if (e.METRICS_PORT === undefined && env.METRICS_HOST?.trim()) {
+    throw new ConfigError(
+      'Invalid configuration: METRICS_HOST is set but METRICS_PORT is not; the operations listener is off until METRICS_PORT names its port.',
+    );
+  }
+  if (e.METRICS_PORT !== undefined && e.METRICS_PORT !== 0 && e.METRICS_PORT === e.PORT) {
+    throw new ConfigError(
+      `Invalid configuration: METRICS_PORT (${e.METRICS_PORT}) must differ from PORT: metrics and readiness are never served on the public port.`,
     );
   }
   if ((e.DISCORD_PUBLIC_KEY === undefined) !== (e.DISCORD_APPLICATION_ID === undefined)) {
@@ -347,6 +375,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     discordPublicKey: e.DISCORD_PUBLIC_KEY?.toLowerCase(),
     discordApplicationId: e.DISCORD_APPLICATION_ID,
     publicUrl: e.PUBLIC_URL,
+    metricsPort: e.METRICS_PORT,
+    metricsHost: e.METRICS_HOST,
   };
 }
 

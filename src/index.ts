@@ -44,12 +44,22 @@ export type {
 export { ADVANTAGE_STATES } from './roll/types.js';
 export type {
   Percentiles,
+  StatsBatchResponse,
+  StatsDistribution,
   StatsListing,
   StatsOptions,
   StatsOutcome,
   StatsRequest,
   StatsResponse,
+  StatsTarget,
+  StatsVersus,
   Truncation,
 } from './stats/distribution.js';
-export { checkDistribution, distribution, PERCENTILES } from './stats/distribution.js';
+export {
+  checkDistribution,
+  checkDistributions,
+  distribution,
+  distributions,
+  PERCENTILES,
+} from './stats/distribution.js';
 export type { Ed25519Jwk, Jwks, Receipt, ReceiptBody, SignedRequest } from './trust/receipt.js';

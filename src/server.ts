@@ -1,10 +1,13 @@
 // Serves fairdice: loads the configuration from the environment, then either serves on HOST:PORT
 // in this process, or (WORKERS>1) runs the cluster primary whose workers each run this file too.
+// With METRICS_PORT, the operations listener serves the metrics and the readiness beside it (in
+// the primary for all workers: docs/operations.md#metrics-and-readiness).
 // First, before anything calls process.nextTick (src/tick-maps.ts).
 import './tick-maps.js';
 import cluster from 'node:cluster';
-import { runPrimary } from './cluster.js';
+import { answerReadiness, runPrimary } from './cluster.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
+import { metricsOf, type OperationsListener, type Readiness, startOperationsListener } from './metrics.js';
 import { shutDownOnSignals } from './shutdown.js';
 
 async function main(): Promise<void> {
@@ -25,15 +28,18 @@ async function main(): Promise<void> {
       workers: config.workers,
       graceMs: config.shutdownGraceMs,
       logger: serviceLogger(config.logLevel, undefined, readable),
+      operations:
+        config.metricsPort === undefined ? undefined : { host: config.metricsHost, port: config.metricsPort },
     });
     return;
   }
   // Only a process that serves loads the application: the cluster primary starts its workers
   // without paying for it, and a replacement worker is not kept waiting behind it.
-  const [{ buildApp }, { Trust }, { serviceLogger }] = await Promise.all([
+  const [{ buildApp }, { Trust }, { serviceLogger }, { ServiceMetrics }] = await Promise.all([
     import('./http/app.js'),
     import('./trust/service.js'),
     import('./http/request-log.js'),
+    import('./metrics.js'),
   ]);
   // The key and the store at start, not at the first receipt: a key file others can read, or a
   // DATA_DIR that cannot be written, stops start-up here with its reason.
@@ -42,10 +48,37 @@ async function main(): Promise<void> {
   const trust = await Trust.fromConfig(config, log);
   trust.announce();
   await trust.open(log);
-  const app = await buildApp(config, { trust, logger: log });
+  const metrics = config.metricsPort === undefined ? undefined : new ServiceMetrics();
+  const app = await buildApp(config, { trust, logger: log, metrics });
+  // Ready once the public port listens, and no longer from the moment a shutdown begins, before
+  // the listening socket closes.
+  let listening = false;
+  let stopping = false;
+  const readiness = (): Readiness => {
+    if (stopping) return { ready: false, reasons: ['shutting down'] };
+    if (!listening) return { ready: false, reasons: ['starting: not listening yet'] };
+    return app.readiness();
+  };
+  let operations: OperationsListener | undefined;
+  if (metrics !== undefined && cluster.isWorker) {
+    // The primary answers for every worker: it sums their metrics and asks their readiness.
+    metrics.shareWithPrimary();
+    answerReadiness(readiness);
+  } else if (metrics !== undefined && config.metricsPort !== undefined) {
+    operations = await startOperationsListener({
+      host: config.metricsHost,
+      port: config.metricsPort,
+      metrics: metricsOf(metrics.registry),
+      readiness,
+    });
+    log.info({ port: operations.port }, 'operations listener (metrics, readiness) started');
+  }
   const close = async () => {
+    stopping = true;
     await app.close();
     await trust.close();
+    // Last: readiness answers 503 while requests drain.
+    await operations?.close();
   };
   shutDownOnSignals({ close, graceMs: config.shutdownGraceMs, logger: log });
   await app.listen({
@@ -59,6 +92,7 @@ async function main(): Promise<void> {
       return text;
     },
   });
+  listening = true;
 }
 
 main().catch((error: unknown) => {

@@ -41,6 +41,8 @@ describe('loadConfig', () => {
       discordPublicKey: undefined,
       discordApplicationId: undefined,
       publicUrl: undefined,
+      metricsPort: undefined,
+      metricsHost: '127.0.0.1',
     });
   });
 
@@ -81,6 +83,8 @@ describe('loadConfig', () => {
       DISCORD_PUBLIC_KEY: 'AB'.repeat(32),
       DISCORD_APPLICATION_ID: '123456789012345678',
       PUBLIC_URL: 'https://dice.example.com/',
+      METRICS_PORT: '9464',
+      METRICS_HOST: '10.0.0.7',
     });
     expect(config).toEqual({
       port: 8080,
@@ -118,6 +122,8 @@ describe('loadConfig', () => {
       discordPublicKey: 'ab'.repeat(32),
       discordApplicationId: '123456789012345678',
       publicUrl: 'https://dice.example.com',
+      metricsPort: 9464,
+      metricsHost: '10.0.0.7',
     });
   });
 
@@ -125,6 +131,20 @@ describe('loadConfig', () => {
     expect(loadConfig({}).keepAliveTimeoutMs).toBe(5_000);
     expect(loadConfig({ TRUST_PROXY: '1' }).keepAliveTimeoutMs).toBe(65_000);
     expect(loadConfig({ TRUST_PROXY: '1', KEEP_ALIVE_TIMEOUT_MS: '30000' }).keepAliveTimeoutMs).toBe(30_000);
+  });
+
+  it('serves metrics and readiness only on a port of their own, off unless METRICS_PORT is set', () => {
+    expect(loadConfig({ METRICS_PORT: '0' }).metricsPort).toBe(0);
+    expect(() => loadConfig({ METRICS_PORT: '3000' })).toThrow(
+      'Invalid configuration: METRICS_PORT (3000) must differ from PORT: metrics and readiness are never served on the public port.',
+    );
+    expect(() => loadConfig({ METRICS_HOST: '0.0.0.0' })).toThrow(
+      /METRICS_HOST is set but METRICS_PORT is not/,
+    );
+    expect(() => loadConfig({ METRICS_PORT: '70000' })).toThrow(/METRICS_PORT/);
+    expect(() => loadConfig({ METRICS_PORT: '9464', METRICS_HOST: 'a b' })).toThrow(
+      /METRICS_HOST must be a host name or an IP address/,
+    );
   });
 
   it('refuses a headers timeout longer than the request timeout', () => {

@@ -49,6 +49,8 @@ const TARGETS: Readonly<Record<string, Target>> = {
   rollGetVsBareFastify: { min: 0.65 },
   rollGetP99VsBareFastify: { max: 2 },
   rollGetVsTrpcToOpenapi: { min: 4 },
+  // Metrics on, over metrics off: counting costs at most 5 % (docs/operations.md#metrics-and-readiness).
+  rollGetMetricsVsRollGet: { min: 0.95 },
   engine4d6kh3VsRpgDiceRoller: { min: 5 },
   engine999d6VsRpgDiceRoller: { min: 10 },
   samplerVsRandomInt: { min: 2 },
@@ -148,6 +150,7 @@ function httpRatios(
   compare('rollGet', rollGet, 'Baseline', baseline, { cpu: true });
   compare('baseline', baseline, 'BareFastify', bare, { p99: true, cpu: true });
   compare('rollGet', rollGet, 'TrpcToOpenapi', http.trpcToOpenapiGet?.rounds);
+  compare('rollGetMetrics', http.rollGetMetrics?.rounds, 'RollGet', rollGet, { p99: true, cpu: true });
 }
 
 /** Ratios of medians of per-round quotients (see ratioOfRounds); absent when a side was not run. */

@@ -3,9 +3,10 @@
 
 /**
  * The builds of fairdice under load, each started as a user starts it (`node dist/server.js`,
- * ./service.ts): this checkout's, and with `--baseline DIR` DIR's.
+ * ./service.ts): this checkout's, this checkout's with its metrics on (METRICS_PORT, so every
+ * request is counted: docs/operations.md#metrics-and-readiness), and with `--baseline DIR` DIR's.
  */
-export const SERVICE_KINDS = ['fairdice', 'baseline'] as const;
+export const SERVICE_KINDS = ['fairdice', 'fairdiceMetrics', 'baseline'] as const;
 /**
  * The reference servers, each in a child of ./server-child.ts: a bare fastify route, the bare
  * route answering what fairdice answers (see bareFastifySameAnswer below), trpc-to-openapi's adapter.
@@ -55,6 +56,15 @@ export const HTTP_SCENARIOS: readonly HttpScenario[] = [
     name: 'rollGet',
     label: 'fairdice GET /v1/roll?formula=1d20',
     server: 'fairdice',
+    method: 'GET',
+    path: '/v1/roll?formula=1d20',
+  },
+  {
+    // The same request with the metrics on, side by side with rollGet in every round: what
+    // counting costs (target: within 5 % of rollGet's requests per second).
+    name: 'rollGetMetrics',
+    label: 'fairdice GET /v1/roll?formula=1d20, metrics on',
+    server: 'fairdiceMetrics',
     method: 'GET',
     path: '/v1/roll?formula=1d20',
   },

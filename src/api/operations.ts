@@ -3,6 +3,8 @@
 // (src/mcp/tools.ts) are all built from it: adding an operation is one entry here, and a marker
 // in src/mcp/markers.ts exposes it to AI clients too. docs/api.md and docs/mcp.md describe them
 // for callers.
+
+import { STATS_BATCH_MAX } from '@fairdice/client/types';
 import type { z } from 'zod';
 import type { ApiErrorCode } from '../errors.js';
 import { LIMITS } from '../limits.js';
@@ -18,7 +20,14 @@ import {
   RollRequestSchema,
   RollResponseSchema,
 } from './schemas.js';
-import { StatsQuerySchema, StatsRequestSchema, StatsResponseSchema } from './stats-schemas.js';
+import {
+  StatsBatchRequestSchema,
+  StatsBatchResponseSchema,
+  StatsQuerySchema,
+  StatsRequestSchema,
+  StatsResponseSchema,
+  statsQueryRequest,
+} from './stats-schemas.js';
 import {
   createTable,
   publishedKeys,
@@ -169,8 +178,8 @@ const STATS_MAX_AGE_SECONDS = 86_400;
 
 const statsDescription =
   'The exact distribution of the `total` that /v1/roll returns for the same request: every possible total ' +
-  'with its count over one denominator, exact mean and variance, percentiles, and how explosion chains ' +
-  'were truncated. A formula whose exact answer would cost more than the budget is 400 too_complex. ' +
+  'with its count over one denominator, the exact mean and variance of the whole roll, percentiles, how explosion chains ' +
+  'were truncated, and on request the exact chance of reaching each of `targets` and an opposed roll against `versus`. A formula whose exact answer would cost more than the budget is 400 too_complex. ' +
   'See docs/stats.md.';
 
 export const OPERATIONS = {
@@ -320,9 +329,12 @@ export const OPERATIONS = {
     summary: 'Exact probabilities of a formula, from the query string',
     description: `${statsDescription} Answers carry an ETag and public caching; If-None-Match gives 304.`,
     errors: STATS_QUERY_ERRORS,
-    run: (input, ctx) => ctx.stats.distribution(input, ctx.statsMeter),
-    runJson: (input, ctx) => ctx.stats.json(input, ctx.statsMeter),
-    cache: { etag: (input, ctx) => ctx.stats.etag(input), maxAgeSeconds: STATS_MAX_AGE_SECONDS },
+    run: (input, ctx) => ctx.stats.distribution(statsQueryRequest(input), ctx.statsMeter),
+    runJson: (input, ctx) => ctx.stats.json(statsQueryRequest(input), ctx.statsMeter),
+    cache: {
+      etag: (input, ctx) => ctx.stats.etag(statsQueryRequest(input)),
+      maxAgeSeconds: STATS_MAX_AGE_SECONDS,
+    },
   }),
 
   statsWith: operation({
@@ -333,9 +345,23 @@ export const OPERATIONS = {
     output: StatsResponseSchema,
     tags: ['stats'],
     summary: 'Exact probabilities of a formula with bonuses and tags',
-    description: `${statsDescription} Takes a full RollRequest plus an optional depth.`,
+    description: `${statsDescription} Takes a full RollRequest plus an optional depth, targets and versus (an opposing RollRequest).`,
     errors: STATS_ERRORS,
     run: (input, ctx) => ctx.stats.distribution(input, ctx.statsMeter),
+    runJson: (input, ctx) => ctx.stats.json(input, ctx.statsMeter),
+  }),
+
+  statsBatch: operation({
+    kind: 'mutation',
+    method: 'POST',
+    path: '/v1/stats/batch',
+    input: StatsBatchRequestSchema,
+    output: StatsBatchResponseSchema,
+    tags: ['stats'],
+    summary: 'Exact probabilities of several formulas side by side',
+    description: `Answers up to ${STATS_BATCH_MAX} stats requests (each as POST /v1/stats takes it) in order, under one work budget: when together they would cost more than it, the whole batch is 400 too_complex before any work. See docs/stats.md.`,
+    errors: STATS_ERRORS,
+    run: (input, ctx) => ctx.stats.distributions(input, ctx.statsMeter),
     runJson: (input, ctx) => ctx.stats.json(input, ctx.statsMeter),
   }),
 };

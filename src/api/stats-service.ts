@@ -19,14 +19,16 @@ import { type ApiErrorCode, DiceError, StatsBusyError, TooComplexError } from '.
 import { LIMITS } from '../limits.js';
 import {
   checkDistribution,
+  checkDistributions,
   type DistributionEstimate,
+  type StatsBatchResponse,
   type StatsOptions,
   type StatsRequest,
   type StatsResponse,
 } from '../stats/distribution.js';
 import { formatCost } from '../stats/term.js';
 import { VERSION } from '../version.js';
-import type { StatsOutcome, StatsTask } from './stats-worker.js';
+import type { StatsBatch, StatsOutcome, StatsTask } from './stats-worker.js';
 
 /**
  * The address's share of the workers' time, one per request (src/http/stats-budget.ts): `admit`
@@ -82,7 +84,17 @@ function refusal(code: string, message: string): DiceError {
   return code === 'too_complex' ? new TooComplexError(message) : new DiceError(code as ApiErrorCode, message);
 }
 
+/** Told of what the metrics count (src/metrics.ts `ServiceMetrics` is one). */
+export interface StatsObserver {
+  /** A computation a worker ran, for `ms` of its time (one it refused or stopped included). */
+  computed(ms: number): void;
+  /** A distribution refused with too_complex, before any work or at the time limit. */
+  refusedTooComplex(): void;
+}
+
 export class StatsService {
+  /** Set by the app when metrics are on; none by default. */
+  observer: StatsObserver | undefined;
   /** Started on first use, so an app that never answers /v1/stats starts no thread. */
   private poolInstance: Piscina<StatsTask, StatsOutcome> | undefined;
   private readonly threads: number;
@@ -121,19 +133,25 @@ export class StatsService {
     return this.poolInstance;
   }
 
-  /** The request in one canonical form: what the answer depends on, and nothing else. */
-  static key(request: StatsRequest): string {
+  /** The request (or batch) in one canonical form: what the answer depends on, and nothing else. */
+  static key(request: StatsRequest | StatsBatch): string {
+    if ('requests' in request) return JSON.stringify(['batch', ...request.requests.map(StatsService.key)]);
+    const roll = (r: Omit<StatsRequest, 'depth'>) => [
+      r.formula.trim(),
+      r.advantage ?? 'normal',
+      r.bonuses ?? [],
+      [...new Set(r.tags ?? [])].sort(),
+    ];
     return JSON.stringify([
-      request.formula.trim(),
-      request.advantage ?? 'normal',
-      request.bonuses ?? [],
-      [...new Set(request.tags ?? [])].sort(),
+      ...roll(request),
       request.depth ?? null,
+      request.targets ?? null,
+      request.versus === undefined ? null : roll(request.versus),
     ]);
   }
 
   /** A strong validator of the answer: the version and the normalised request. */
-  etag(request: StatsRequest): string {
+  etag(request: StatsRequest | StatsBatch): string {
     const hash = createHash('sha256')
       .update(`${VERSION}\n${JSON.stringify(this.options)}\n${StatsService.key(request)}`)
       .digest('base64url');
@@ -145,20 +163,34 @@ export class StatsService {
     return JSON.parse(await this.json(request, meter)) as StatsResponse;
   }
 
+  /** The distributions of a batch as an object, in order, under one budget; see json(). */
+  async distributions(batch: StatsBatch, meter?: StatsMeter): Promise<StatsBatchResponse> {
+    return JSON.parse(await this.json(batch, meter)) as StatsBatchResponse;
+  }
+
   /**
    * The distribution of `request` as JSON text, already checked against its schema: refusals
    * (invalid_formula, invalid_request, too_complex) are thrown synchronously before any work; a
    * spent budget rejects with the meter's 429, a computation over the time limit with
    * too_complex, and one that found no worker in time with 503 unavailable.
    */
-  json(request: StatsRequest, meter?: StatsMeter): Promise<string> {
+  json(request: StatsRequest | StatsBatch, meter?: StatsMeter): Promise<string> {
     const key = StatsService.key(request);
     const known = this.cache.get(key) ?? this.running.get(key);
     if (known !== undefined) {
       meter?.served();
       return typeof known === 'string' ? Promise.resolve(known) : known;
     }
-    const estimate = checkDistribution(request, this.options);
+    let estimate: DistributionEstimate;
+    try {
+      estimate =
+        'requests' in request
+          ? checkDistributions(request.requests, this.options)
+          : checkDistribution(request, this.options);
+    } catch (error) {
+      if (error instanceof TooComplexError) this.observer?.refusedTooComplex();
+      throw error;
+    }
     if (meter === undefined) return this.share(key, this.compute(request, estimate, undefined));
     return meter.admit().then(() => {
       // Another address may have asked the same meanwhile.
@@ -189,7 +221,7 @@ export class StatsService {
    * queued task, or stops the thread running it).
    */
   private compute(
-    request: StatsRequest,
+    request: StatsRequest | StatsBatch,
     estimate: DistributionEstimate,
     meter: StatsMeter | undefined,
   ): Promise<string> {
@@ -220,6 +252,7 @@ export class StatsService {
     const settle = (ms: number) => {
       if (charged) return;
       charged = true;
+      if (startedAt !== undefined || ms > 0) this.observer?.computed(ms);
       meter?.settle(ms);
     };
     const task: StatsTask = { request, options: this.options, started: channel.port2 };
@@ -228,7 +261,10 @@ export class StatsService {
       .then(
         (outcome) => {
           settle(outcome.ms);
-          if ('refused' in outcome) throw refusal(outcome.refused.code, outcome.refused.message);
+          if ('refused' in outcome) {
+            if (outcome.refused.code === 'too_complex') this.observer?.refusedTooComplex();
+            throw refusal(outcome.refused.code, outcome.refused.message);
+          }
           return outcome.json;
         },
         (error: unknown) => {
@@ -238,6 +274,7 @@ export class StatsService {
           }
           if ((error as { name?: unknown } | null)?.name === 'AbortError') {
             if (startedAt === undefined) throw new StatsBusyError('waitedTooLong');
+            this.observer?.refusedTooComplex();
             throw new TooComplexError(
               `This formula's exact distribution took longer than the limit of ${this.timeoutMs / 1000} s of computation (estimated at about ${formatCost(estimate.cost)} units of work; the limit is ${formatCost(estimate.budget)}).`,
             );

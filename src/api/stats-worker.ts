@@ -8,11 +8,16 @@
 import type { MessagePort } from 'node:worker_threads';
 import { DiceError } from '../errors.js';
 import type { StatsOptions, StatsRequest } from '../stats/distribution.js';
-import { distribution } from '../stats/distribution.js';
-import { StatsResponseSchema } from './stats-schemas.js';
+import { distribution, distributions } from '../stats/distribution.js';
+import { StatsBatchResponseSchema, StatsResponseSchema } from './stats-schemas.js';
+
+/** Several requests answered together, in order, under one budget (POST /v1/stats/batch). */
+export interface StatsBatch {
+  requests: readonly StatsRequest[];
+}
 
 export interface StatsTask {
-  request: StatsRequest;
+  request: StatsRequest | StatsBatch;
   options: StatsOptions;
   /** Told `'started'` once this worker begins the computation. */
   started?: MessagePort | undefined;
@@ -27,7 +32,12 @@ export default function compute(task: StatsTask): StatsOutcome {
   task.started?.close();
   const start = performance.now();
   try {
-    const json = JSON.stringify(StatsResponseSchema.parse(distribution(task.request, task.options)));
+    const { request, options } = task;
+    const json = JSON.stringify(
+      'requests' in request
+        ? StatsBatchResponseSchema.parse(distributions(request.requests, options))
+        : StatsResponseSchema.parse(distribution(request, options)),
+    );
     return { json, ms: performance.now() - start };
   } catch (error) {
     if (!(error instanceof DiceError)) throw error;

@@ -23,14 +23,23 @@ import type { Trust } from '../trust/service.js';
 import type { DiceContext } from './context.js';
 import { rollBatch, rollOne } from './roll.js';
 
-/** A store failure as the service error it stands for; anything else unchanged. */
-export function asTrustError(error: unknown): unknown {
-  if (error instanceof StoreUnavailableError) return new DiceError('unavailable', MESSAGES.unavailable);
+/**
+ * A store failure as the service error it stands for; anything else unchanged. A failure of the
+ * store itself (anything but a table's own refusal or a service error) is told to `trust`'s
+ * observer (the metrics).
+ */
+export function asTrustError(error: unknown, trust?: Trust): unknown {
+  if (error instanceof StoreUnavailableError) {
+    trust?.observer?.storeFailed();
+    return new DiceError('unavailable', MESSAGES.unavailable);
+  }
   if (error instanceof TableNotFoundError) return new DiceError('not_found', MESSAGES.tableNotFound);
   if (error instanceof TableFullError)
     return new DiceError('table_full', MESSAGES.tableFull(error.maxEntries));
   if (error instanceof TooManyTablesError)
     return new DiceError('too_many_tables', MESSAGES.tooManyTables(error.tablesPerHour));
+  // Not the service's own refusal: the store failed (an SQLite error, a Redis reply it cannot read).
+  if (!(error instanceof DiceError)) trust?.observer?.storeFailed();
   return error;
 }
 
@@ -40,11 +49,11 @@ export function trustOf(ctx: DiceContext): Trust {
   return ctx.trust;
 }
 
-async function translated<T>(operation: () => Promise<T>): Promise<T> {
+async function translated<T>(trust: Trust | undefined, operation: () => Promise<T>): Promise<T> {
   try {
     return await operation();
   } catch (error) {
-    throw asTrustError(error);
+    throw asTrustError(error, trust);
   }
 }
 
@@ -76,7 +85,7 @@ const wantsReceipt = (switches: RollSwitches) =>
 /** Signs (and keeps) an already rolled result: at the table when one is named. */
 function signed(request: RollRequest & RollSwitches, roll: Roll, trust: Trust): Promise<RollResponse> {
   const asked = signedRequestOf(request);
-  return translated(async () => {
+  return translated(trust, async () => {
     const receipt =
       request.table === undefined
         ? await trust.sign(asked, roll)
@@ -125,7 +134,7 @@ export async function rollBatchMaybeSigned(
 }
 
 export function createTable(ctx: DiceContext): Promise<TableCreated> {
-  return translated(async () => {
+  return translated(ctx.trust, async () => {
     const table = await trustOf(ctx).createTable(ctx.address ?? 'unknown');
     return {
       id: table.id,
@@ -142,7 +151,7 @@ export function tableRolls(
   ctx: DiceContext,
   pageMax: number,
 ): Promise<TableRolls> {
-  return translated(async () => {
+  return translated(ctx.trust, async () => {
     const now = Date.now();
     const table = await trustOf(ctx).store.table(input.id, now);
     if (table === undefined) throw new TableNotFoundError();
@@ -158,7 +167,7 @@ export function tableRolls(
 }
 
 export function storedRoll(input: { rollId: string }, ctx: DiceContext): Promise<Receipt> {
-  return translated(async () => {
+  return translated(ctx.trust, async () => {
     const receipt = await trustOf(ctx).store.receipt(input.rollId, Date.now());
     if (receipt === undefined) throw new DiceError('not_found', MESSAGES.rollNotFound);
     return receipt;

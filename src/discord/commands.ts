@@ -23,7 +23,7 @@ export const OPTION = {
 } as const;
 
 /** Characters of a roll's note (the length a signed note will have). */
-export const NOTE_MAX_LENGTH = 200;
+export const NOTE_MAX_LENGTH = LIMITS.noteMaxLength;
 
 const everywhere = {
   integration_types: [ApplicationIntegrationType.GuildInstall, ApplicationIntegrationType.UserInstall],

@@ -11,6 +11,7 @@ import {
   type APIApplicationCommandAutocompleteResponse,
   type APIApplicationCommandOptionChoice,
   type APIButtonComponent,
+  type APIEmbed,
   type APIInteractionResponse,
   type APIInteractionResponseChannelMessageWithSource,
   ButtonStyle,
@@ -28,29 +29,26 @@ import { prepareRoll } from '../formula/index.js';
 import { LIMITS } from '../limits.js';
 import type { RollResponse } from '../roll/types.js';
 import type { StatsResponse } from '../stats/distribution.js';
+import type { TableRecord } from '../store/store.js';
 import type { Receipt } from '../trust/receipt.js';
 import type { Trust } from '../trust/service.js';
 import { buttonOf, COMMAND, customIdOf, NOTE_MAX_LENGTH, OPTION, TABLE_SUBCOMMAND } from './commands.js';
 import {
   cut,
   fitContent,
+  headText,
   type Links,
   logContent,
   MESSAGE_LIMITS,
   oddsContent,
-  rollContent,
+  rollMessage,
   tablePageUrl,
 } from './render.js';
 
-/**
- * A budget of units per key, a bucket refilled over time (src/http/throw-budget.ts): `level` is
- * what `key` holds now, `retryAfterAt` the seconds until a bucket at that level holds one unit,
- * `charge` takes units.
- */
-export interface KeyedBudget {
-  level(key: string): number;
-  retryAfterAt(level: number): number;
-  charge(key: string, units: number): unknown;
+/** A budget of commands per key (src/discord/plugin.ts: the request limit's windows). */
+export interface CommandBudget {
+  /** Counts one command of `key`: 0 when the budget allows it, else the seconds until it does. */
+  take(key: string): Promise<number>;
 }
 
 /** Everything an answer needs besides the interaction: made per request by the plugin. */
@@ -58,8 +56,8 @@ export interface DiscordSetting {
   /** The dice context of a Discord user (`discord-user:<id>`): their budgets, the store, the random source. */
   contextFor(userKey: string): DiceContext;
   /** Commands per Discord user, and table operations per channel: one unit each. */
-  commandsPerUser: KeyedBudget;
-  tableOpsPerChannel: KeyedBudget;
+  commandsPerUser: CommandBudget;
+  tableOpsPerChannel: CommandBudget;
   links: Links;
   /** Logs a failure nobody planned for (with the request id). */
   logError(error: unknown, message: string): void;
@@ -86,7 +84,8 @@ const OptionSchema: z.ZodType<CommandOption> = z.lazy(() =>
 );
 
 const IdSchema = z.string().regex(/^\d{1,25}$/);
-const UserSchema = z.looseObject({ id: IdSchema });
+const NameSchema = z.string().nullish();
+const UserSchema = z.looseObject({ id: IdSchema, username: NameSchema, global_name: NameSchema });
 
 /** The parts of an interaction fairdice reads; whatever else Discord sends passes unread. */
 export const InteractionSchema = z.looseObject({
@@ -100,7 +99,7 @@ export const InteractionSchema = z.looseObject({
       custom_id: z.string().optional(),
     })
     .optional(),
-  member: z.looseObject({ user: UserSchema }).optional(),
+  member: z.looseObject({ user: UserSchema, nick: NameSchema }).optional(),
   user: UserSchema.optional(),
   channel_id: IdSchema.optional(),
   channel: z.looseObject({ id: IdSchema }).optional(),
@@ -113,6 +112,10 @@ interface Asker {
   /** The Discord user's id, and the key their budgets count under. */
   user: string;
   key: string;
+  /** Their name as the server shows it (its nickname, else their display name): the `by` of their rolls. */
+  name: string;
+  /** The interaction's id: the Idempotency-Key of the roll it asks for. */
+  interaction: string;
   /** The channel's id (a server channel, a DM, a group DM), when Discord says it. */
   channel: string | undefined;
 }
@@ -121,10 +124,41 @@ const userKey = (id: string) => `discord-user:${id}`;
 /** A channel's key in the store's channel-to-table mapping, and in the budget of table operations. */
 const channelKey = (id: string) => `discord:${id}`;
 
+/** The Discord user who sent `interaction`: a server member's user, or in a DM the user. */
+const userIdOf = (interaction: Interaction): string | undefined =>
+  interaction.member?.user.id ?? interaction.user?.id;
+
+/** The key of the Discord user who sent `interaction` (their budgets and turns), if Discord says. */
+export function userKeyOf(interaction: Interaction): string | undefined {
+  const user = userIdOf(interaction);
+  return user === undefined ? undefined : userKey(user);
+}
+
+/**
+ * Who rolls, as the receipt signs it (`by`): the name the server shows (nickname, display name,
+ * username), without control characters, cut to LIMITS.byMaxLength; the user's id when none is.
+ */
+function nameOf(interaction: Interaction, user: string): string {
+  const shown = [
+    interaction.member?.nick,
+    interaction.member?.user.global_name ?? interaction.user?.global_name,
+    interaction.member?.user.username ?? interaction.user?.username,
+  ]
+    .map((name) => (name ?? '').replace(/\p{Cc}/gu, '').trim())
+    .find((name) => name !== '');
+  return [...(shown ?? `discord:${user}`)].slice(0, LIMITS.byMaxLength).join('');
+}
+
 function askerOf(interaction: Interaction): Asker | undefined {
-  const user = interaction.member?.user.id ?? interaction.user?.id;
+  const user = userIdOf(interaction);
   if (user === undefined) return undefined;
-  return { user, key: userKey(user), channel: interaction.channel?.id ?? interaction.channel_id };
+  return {
+    user,
+    key: userKey(user),
+    name: nameOf(interaction, user),
+    interaction: interaction.id,
+    channel: interaction.channel?.id ?? interaction.channel_id,
+  };
 }
 
 /** Refused by a budget of commands: whose, and when to come back. */
@@ -138,11 +172,10 @@ class TooFast extends Error {
   }
 }
 
-/** Takes one unit of `key`'s budget, or throws TooFast when it holds less than one. */
-function spend(budget: KeyedBudget, key: string, whose: 'user' | 'channel'): void {
-  const level = budget.level(key);
-  if (level < 1) throw new TooFast(whose, budget.retryAfterAt(level));
-  budget.charge(key, 1);
+/** Counts one command against `key`'s budget, or throws TooFast when it is spent. */
+async function spend(budget: CommandBudget, key: string, whose: 'user' | 'channel'): Promise<void> {
+  const wait = await budget.take(key);
+  if (wait > 0) throw new TooFast(whose, wait);
 }
 
 type Message = APIInteractionResponseChannelMessageWithSource;
@@ -150,7 +183,11 @@ type Message = APIInteractionResponseChannelMessageWithSource;
 /** A message answering the interaction; no mention in it notifies anyone. */
 function message(
   content: string,
-  options: { ephemeral?: boolean; components?: APIActionRowComponent<APIButtonComponent>[] } = {},
+  options: {
+    ephemeral?: boolean;
+    embeds?: APIEmbed[];
+    components?: APIActionRowComponent<APIButtonComponent>[];
+  } = {},
 ): Message {
   return {
     type: InteractionResponseType.ChannelMessageWithSource,
@@ -158,6 +195,7 @@ function message(
       content: fitContent(content),
       allowed_mentions: { parse: [] },
       ...(options.ephemeral === true ? { flags: MessageFlags.Ephemeral } : {}),
+      ...(options.embeds === undefined ? {} : { embeds: options.embeds }),
       ...(options.components === undefined || options.components.length === 0
         ? {}
         : { components: options.components }),
@@ -255,18 +293,23 @@ interface RollAsked {
  */
 async function roll(asker: Asker, asked: RollAsked, setting: DiscordSetting): Promise<Message> {
   const ctx = setting.contextFor(asker.key);
-  // A private roll at a table is logged like any other (the log shows it): sealed rolls, which
-  // log a commitment instead, plug in here once the store keeps them.
+  // A private roll at a table is logged like any other (the log shows it).
   const table = await channelTable(ctx, asker, setting.now());
   if (table !== undefined && asker.channel !== undefined)
-    spend(setting.tableOpsPerChannel, channelKey(asker.channel), 'channel');
-  // `note` is shown with the roll; signing it into the receipt (with who rolled) plugs in here.
+    await spend(setting.tableOpsPerChannel, channelKey(asker.channel), 'channel');
+  // Who rolled and why are signed into the receipt; the interaction's id is the roll's
+  // Idempotency-Key, so Discord sending the same interaction again answers the same roll.
   const input = await parseInput(OPERATIONS.rollWith.input, {
-    value:
-      table === undefined ? { formula: asked.formula, receipt: true } : { formula: asked.formula, table },
+    value: {
+      formula: asked.formula,
+      ...(table === undefined ? { receipt: true } : { table }),
+      by: asker.name,
+      ...(asked.note === undefined ? {} : { note: asked.note }),
+      idempotencyKey: asker.interaction,
+    },
   });
   const rolled = await rollOperation(input, ctx);
-  const content = rollContent({
+  const { content, embed } = rollMessage({
     roll: rolled,
     note: asked.note,
     againBy: asked.again ? asker.user : undefined,
@@ -274,6 +317,7 @@ async function roll(asker: Asker, asked: RollAsked, setting: DiscordSetting): Pr
     links: setting.links,
   });
   return message(content, {
+    embeds: [embed],
     ephemeral: asked.private,
     components: rollButtons(rolled.formula, asked.private),
   });
@@ -284,7 +328,10 @@ const statsOperation = OPERATIONS.statsWith.run as (
   ctx: DiceContext,
 ) => Promise<StatsResponse>;
 
-/** The exact odds of a formula, and the chance of reaching `target`. */
+/**
+ * The exact odds of a formula: the exact chance of reaching `target` and, with `versus`, of
+ * beating, tying and losing to a second formula, all from the stats operation.
+ */
 async function odds(
   asker: Asker,
   asked: { formula: string; target?: number | undefined; versus?: string | undefined },
@@ -292,28 +339,28 @@ async function odds(
   ephemeral: boolean,
 ): Promise<Message> {
   const ctx = setting.contextFor(asker.key);
-  const input = await parseInput(OPERATIONS.statsWith.input, { value: { formula: asked.formula } });
+  const input = await parseInput(OPERATIONS.statsWith.input, {
+    value: {
+      formula: asked.formula,
+      ...(asked.target === undefined ? {} : { targets: [asked.target] }),
+      ...(asked.versus === undefined ? {} : { versus: { formula: asked.versus } }),
+    },
+  });
   let stats: StatsResponse;
   try {
     stats = await statsOperation(input, ctx);
   } catch (error) {
     if (error instanceof DiceError && error.code === 'too_complex') {
+      const against = asked.versus === undefined ? '' : ` against ${quoted(asked.versus)}`;
       return message(
-        `The exact odds of ${quoted(asked.formula)} cost too much to compute: ${error.message}`,
-        {
-          ephemeral: true,
-        },
+        `The exact odds of ${quoted(asked.formula)}${against} cost too much to compute: ${error.message}`,
+        { ephemeral: true },
       );
     }
     throw error;
   }
-  // The exact chance against a second formula (P(A > B), P(A = B)) and exact targets plug in
-  // here once the stats operation answers them; until then `target` reads the listed outcomes.
-  const versus =
-    asked.versus === undefined
-      ? ''
-      : 'Comparing with a second formula is not available on this fairdice yet.\n';
-  return message(versus + oddsContent(stats, asked.target), { ephemeral });
+  // The stats line says the opposed roll first and the target's chances, as every face does.
+  return message(oddsContent(stats), { ephemeral });
 }
 
 /** `/table start|log|verify|report` in the asker's channel. */
@@ -321,7 +368,7 @@ async function table(sub: string, asker: Asker, setting: DiscordSetting): Promis
   const channel = asker.channel;
   if (channel === undefined)
     return message('A table belongs to a channel, and Discord did not say which.', { ephemeral: true });
-  spend(setting.tableOpsPerChannel, channelKey(channel), 'channel');
+  await spend(setting.tableOpsPerChannel, channelKey(channel), 'channel');
   const ctx = setting.contextFor(asker.key);
   const trust = trustOf(ctx);
   const now = setting.now();
@@ -355,43 +402,50 @@ async function table(sub: string, asker: Asker, setting: DiscordSetting): Promis
       ephemeral: true,
     });
   }
-  if (sub === TABLE_SUBCOMMAND.verify) return verifyTable(current, record.entries, trust, setting, now);
+  if (sub === TABLE_SUBCOMMAND.verify) return verifyTable(record, trust, setting, now);
   // The report of how lucky the rolls were plugs in here once the table report operation exists.
   return message('The report of a table is not available on this fairdice yet.', { ephemeral: true });
 }
 
-/** Checks the whole log of a table, when it is short enough to check within Discord's time. */
+/**
+ * Checks the whole log of a table against the head signed as it was read, when the log is short
+ * enough to check within Discord's time, and shows the head.
+ */
 async function verifyTable(
-  tableId: string,
-  entries: number,
+  record: TableRecord,
   trust: Trust,
   setting: DiscordSetting,
   now: number,
 ): Promise<Message> {
+  const { id: tableId, entries } = record;
   const page = `<${tablePageUrl(setting.links, tableId)}>`;
+  const head = trust.head(record);
+  const signed = headText(head);
   if (entries > LIMITS.discordVerifyEntries) {
     return message(
-      `This channel's table holds ${entries} rolls, more than can be checked within Discord's time (${LIMITS.discordVerifyEntries}): check it in your browser, ${page}, or with \`npm run verify\` (docs/trust.md).`,
+      `This channel's table holds ${entries} rolls, more than can be checked within Discord's time (${LIMITS.discordVerifyEntries}): check it in your browser, ${page}, or with \`npm run verify\` (docs/trust.md).\n${signed}`,
     );
   }
-  // The signed head that proves the log is whole plugs in here once tables sign one.
+  // The log as the store holds it: a log shorter than the head, or forked from it, fails
+  // (docs/trust.md#signed-heads).
   const log = (await trust.store.rolls(tableId, 0, entries, now)) ?? [];
-  const result = await verifyChain(log, trust.keys.jwks);
+  const result = await verifyChain(log, trust.keys.jwks, head);
   if (!result.valid) {
     return message(
       `This channel's table does NOT check out: entry #${result.seq ?? '?'}: ${result.reason}. Do not trust its rolls from there on.`,
     );
   }
-  if (log.length !== entries) {
-    return message(
-      `This channel's table does NOT check out: the store counts ${entries} rolls but lists ${log.length}.`,
-    );
-  }
   return message(
     entries === 0
-      ? `This channel's table has no rolls yet. Check it any time: ${page}`
-      : `This channel's table checks out: all ${entries} rolls are signed by this fairdice's key, numbered 1 to ${entries} with none missing, and each holds the hash of the one before, so none was altered, removed or slipped in. Check it yourself: ${page}`,
+      ? `This channel's table has no rolls yet. Check it any time: ${page}\n${signed}`
+      : `This channel's table checks out: all ${entries} rolls are signed by this fairdice's key, numbered 1 to ${entries} with none missing, each holds the hash of the one before, and the last is the one the signed head names, so none was altered, removed, slipped in or cut from the end. Check it yourself: ${page}\n${signed}`,
   );
+}
+
+/** A note as the receipt signs it: on one line, at most NOTE_MAX_LENGTH characters; none when blank. */
+function noteOf(text: string | undefined): string | undefined {
+  const note = [...(text ?? '').replace(/\p{Cc}+/gu, ' ').trim()].slice(0, NOTE_MAX_LENGTH).join('');
+  return note === '' ? undefined : note;
 }
 
 const optionsOf = (options: readonly CommandOption[] | undefined): Map<string, CommandOption> =>
@@ -411,7 +465,7 @@ async function command(interaction: Interaction, asker: Asker, setting: DiscordS
         {
           formula,
           private: options.get(OPTION.private)?.value === true,
-          note: stringOf(options.get(OPTION.note))?.slice(0, NOTE_MAX_LENGTH),
+          note: noteOf(stringOf(options.get(OPTION.note))),
           again: false,
         },
         setting,
@@ -530,7 +584,7 @@ export async function answerInteraction(
   if (interaction.type === InteractionType.ModalSubmit)
     return message('fairdice has no form to submit.', { ephemeral: true });
   try {
-    spend(setting.commandsPerUser, asker.key, 'user');
+    await spend(setting.commandsPerUser, asker.key, 'user');
     return interaction.type === InteractionType.ApplicationCommand
       ? await command(interaction, asker, setting)
       : await button(interaction, asker, setting);

@@ -8,7 +8,8 @@
 // read), then the Ed25519 signature over the timestamp and the raw body must verify against the
 // application's public key. A request that fails is answered 401 and counts against its
 // address's rate limit like any request. A request that passes does not: all of them come from
-// Discord's few addresses, so their budgets are per Discord user instead (src/discord/interactions.ts).
+// Discord's few addresses, so their budgets are per Discord user instead (src/discord/interactions.ts),
+// counted where the request limit counts (in Redis with REDIS_URL), and so are their fair turns.
 // Each answer is written within the request, before LIMITS.discordAnswerMs is up.
 
 import { type APIInteractionResponse, InteractionResponseType, MessageFlags } from 'discord-api-types/v10';
@@ -17,13 +18,15 @@ import type { Config } from '../config.js';
 import { RequestError } from '../errors.js';
 import { rateLimitedError, replyWithError } from '../http/errors.js';
 import { countingItself } from '../http/rate-limit.js';
-import { ThrowBuckets } from '../http/throw-budget.js';
+import { memoryRateStores, type RateStore, type RateStores } from '../http/rate-limit-store.js';
 import { LIMITS } from '../limits.js';
 import {
   answerInteraction,
+  type CommandBudget,
   type DiscordSetting,
   type Interaction,
   InteractionSchema,
+  userKeyOf,
 } from './interactions.js';
 import { discordPublicKey, signatureValid, signedHeaders, timestampFresh } from './verify.js';
 
@@ -53,21 +56,38 @@ export function withinDeadline<T>(work: Promise<T>, ms: number, late: T): Promis
   return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
 
-/** A bucket of RATE_LIMIT_MAX commands refilled over RATE_LIMIT_WINDOW_MS, per key. */
-const commandBudget = (config: Config) =>
-  new ThrowBuckets({
-    burst: config.rateLimitMax,
-    perSecond: (config.rateLimitMax * 1000) / config.rateLimitWindowMs,
-    addresses: LIMITS.rateLimitAddresses,
-  });
+/**
+ * RATE_LIMIT_MAX commands per RATE_LIMIT_WINDOW_MS window per key, counted in `store` (the
+ * request limit's store: in Redis with REDIS_URL, shared by every instance; else in memory).
+ */
+const windowBudget = (store: RateStore, max: number): CommandBudget => ({
+  async take(key) {
+    const { current, ttlMs } = await store.hit(key);
+    return current <= max ? 0 : Math.max(1, Math.ceil(ttlMs / 1000));
+  },
+});
+
+/** The Redis (and request limit) names of the two budgets of commands. */
+export const DISCORD_BUDGETS = { commands: 'discord-commands-', tableOps: 'discord-table-ops-' } as const;
 
 export async function discordPlugin(app: FastifyInstance, options: DiscordPluginOptions): Promise<void> {
   const { config } = options;
   if (config.discordPublicKey === undefined || config.discordApplicationId === undefined) return;
   const publicKey = discordPublicKey(config.discordPublicKey);
   const applicationId = config.discordApplicationId;
-  const commandsPerUser = commandBudget(config);
-  const tableOpsPerChannel = commandBudget(config);
+  // The request limit's stores, through their public face: Redis's when it is configured.
+  const stores: RateStores = app.rateLimit.shared ?? memoryRateStores;
+  const windowMs = config.rateLimitWindowMs;
+  const commandsPerUser = windowBudget(
+    stores.storeOf(DISCORD_BUDGETS.commands, windowMs),
+    config.rateLimitMax,
+  );
+  const tableOpsPerChannel = windowBudget(
+    stores.storeOf(DISCORD_BUDGETS.tableOps, windowMs),
+    config.rateLimitMax,
+  );
+  /** The interactions whose signature preValidation checked, for their handler. */
+  const verified = new WeakMap<FastifyRequest, Interaction>();
   const bodyLimit = LIMITS.discordBodyBytes;
   const chargeAddress = (request: FastifyRequest) => app.rateLimit.charge(request);
 
@@ -100,7 +120,8 @@ export async function discordPlugin(app: FastifyInstance, options: DiscordPlugin
         if (signed === undefined || !timestampFresh(signed.timestamp, Date.now()))
           return refuse(request, reply);
       },
-      handler: async (request, reply) => {
+      // Once the body is read, before the preHandler phase where the request waits for its turn.
+      preValidation: async (request, reply) => {
         const signed = signedHeaders(request.headers);
         const body = request.body;
         if (signed === undefined || !Buffer.isBuffer(body) || !signatureValid(publicKey, signed, body)) {
@@ -119,6 +140,15 @@ export async function discordPlugin(app: FastifyInstance, options: DiscordPlugin
         }
         // Signed with this application's key but meant for another: not ours to answer.
         if (interaction.application_id !== applicationId) return refuse(request, reply);
+        verified.set(request, interaction);
+        // All of Discord's requests come from its few addresses: each takes its turn as its
+        // Discord user's (src/http/turns.ts), so one user's rolls never hold up everyone's.
+        const user = userKeyOf(interaction);
+        if (user !== undefined) request.turnKey = user;
+      },
+      handler: async (request, reply) => {
+        const interaction = verified.get(request);
+        if (interaction === undefined) return refuse(request, reply);
         const links = { base: config.publicUrl ?? `https://${request.host}` };
         const setting: DiscordSetting = {
           contextFor: (key) => ({ ...app.diceContext(request, undefined, key), address: key }),

@@ -3,11 +3,23 @@
 // and Discord's markdown only; whatever a user typed (a note) is escaped, and no message
 // mentions anyone in a way that notifies them (`allowed_mentions` is empty wherever one is sent).
 //
-// The roll itself is written by `renderRoll`, the one place that turns a roll response into
-// text: it is where the shared description of a roll (packages/client) takes over once it
-// exists, so every face writes a roll alike.
+// A roll is written from its description (@fairdice/client/describe, docs/client.md), as every
+// face writes one: its one-line text form and total in the content (`renderRoll`), and every die
+// in an embed, one field per dice term (`rollEmbed`).
 
-import { percentOf, rollLine, type StatsSummary, statsLine } from '../mcp/lines.js';
+import {
+  countsText,
+  type DescribedDie,
+  type DescribedRequest,
+  type DiceTerm,
+  describeRoll,
+  dieText,
+  type RollDescription,
+  type RollNode,
+  rollText,
+} from '@fairdice/client/describe';
+import type { APIEmbed, APIEmbedField } from 'discord-api-types/v10';
+import { percentOf, type StatsSummary, statsLine } from '../mcp/lines.js';
 import type { RollResponse } from '../roll/types.js';
 import type { Receipt } from '../trust/receipt.js';
 
@@ -73,14 +85,19 @@ const ROLL_LINE_MAX = 1_500;
 export const discordTime = (ms: number, style: 't' | 'f' | 'R'): string =>
   `<t:${Math.floor(ms / 1000)}:${style}>`;
 
+/** Dice listed per term in a roll's line before the rest is summed up (the embed lists more). */
+const LINE_DICE = 30;
+
+/** The one-line text form of a roll (the description's, every face's): `4d6kh3 [6 5 3 (1)] = 14`. */
+const lineOf = (description: RollDescription, max: number): string =>
+  code(cut(rollText(description, { maxDice: LINE_DICE }), max));
+
 /**
- * The roll: every die, which counted, the total. The one function that writes a roll for
- * Discord: the shared description of a roll replaces its body when it lands.
+ * The roll in a message's content: its line, then the total. Written from the description of the
+ * roll (@fairdice/client/describe), as every face writes a roll; `rollEmbed` lists its dice.
  */
-export function renderRoll(roll: RollResponse): string {
-  const { receipt: _receipt, ...plain } = roll as RollResponse & { receipt?: unknown };
-  const tag = roll.tag === undefined ? '' : ` ${roll.tag}`;
-  return `${code(cut(rollLine(plain), ROLL_LINE_MAX))}\nTotal **${roll.total}**${tag}`;
+export function renderRoll(description: RollDescription): string {
+  return `${lineOf(description, ROLL_LINE_MAX)}\nTotal ${totalText(description)}`;
 }
 
 /** What a roll message shows besides the roll. */
@@ -93,12 +110,14 @@ export interface RollMessage {
   links: Links;
 }
 
-/** The content of a roll message. */
-export function rollContent(message: RollMessage): string {
+/** A roll message: the line, the total, the note and the receipt, and an embed of every die. */
+export function rollMessage(message: RollMessage): { content: string; embed: APIEmbed } {
   const { roll, note, againBy, links } = message;
+  const { receipt: _receipt, ...plain } = roll;
+  const description = describeRoll(plain, roll.receipt?.request);
   const lines: string[] = [];
   if (againBy !== undefined) lines.push(`Another roll, by <@${againBy}>:`);
-  lines.push(renderRoll(roll));
+  lines.push(renderRoll(description));
   if (note !== undefined) lines.push(`Note: ${escapeMarkdown(note)}`);
   const receipt = roll.receipt;
   if (receipt !== undefined) {
@@ -106,7 +125,10 @@ export function rollContent(message: RollMessage): string {
     lines.push(`${where}: ${link('receipt', receiptUrl(links, receipt.id))}`);
   }
   if (message.private) lines.push('Only you see this answer.');
-  return fitContent(lines.join('\n'));
+  return {
+    content: fitContent(lines.join('\n')),
+    embed: rollEmbed(description, receipt === undefined ? undefined : receiptUrl(links, receipt.id)),
+  };
 }
 
 /** Rows of the odds chart at most, and the width of its longest bar in characters. */
@@ -189,12 +211,9 @@ export interface OddsShown extends StatsSummary {
   truncation: { depth: number; tailProbability: number } | null;
 }
 
-/**
- * The odds of a formula: the one line (mean, spread, range, percentiles, and the chance of
- * reaching `target`), then a chart of the chance of each total.
- */
-export function oddsContent(stats: OddsShown, target: number | undefined): string {
-  const lines = [code(cut(statsLine(stats, { target }), ROLL_LINE_MAX))];
+/** The odds of a formula: the one line (mean, spread, range, percentiles), then a chart of the chance of each total. */
+export function oddsContent(stats: OddsShown): string {
+  const lines = [code(cut(statsLine(stats, {}), ROLL_LINE_MAX))];
   if (stats.truncation !== null) {
     lines.push(
       `Explosions listed to ${stats.truncation.depth} extra dice; rolls going deeper: ${percentOf(stats.truncation.tailProbability)}.`,
@@ -210,10 +229,18 @@ export interface LogEntryShown {
   seq?: number | undefined;
   time: string;
   roll: RollResponse;
+  /** The request rolled: it names string bonuses as written, and who rolled and why. */
+  request?: (DescribedRequest & { by?: string | undefined; note?: string | undefined }) | undefined;
 }
 
-/** Characters of one line of the log at most: ten of them fit one message. */
-const LOG_LINE_MAX = 150;
+/** `Mira: ` before a roll, ` (attack on the ogre)` after it: who rolled and why, as text. */
+const byText = (by: string | undefined): string => (by === undefined ? '' : `${escapeMarkdown(by)}: `);
+const noteText = (note: string | undefined, max: number): string =>
+  note === undefined ? '' : ` (${escapeMarkdown(cut(note, max))})`;
+
+/** Characters of one line of the log's roll, and of its note: ten lines fit one message. */
+const LOG_LINE_MAX = 120;
+const LOG_NOTE_MAX = 40;
 
 /** The last entries of a table's log, one line each, and where to read and check all of it. */
 export function logContent(
@@ -227,8 +254,188 @@ export function logContent(
       : `This channel's table: ${table.entries} roll${table.entries === 1 ? '' : 's'}; the last ${entries.length}:`;
   const lines = entries.map(
     (entry) =>
-      `#${entry.seq} ${discordTime(Date.parse(entry.time), 't')} ${code(cut(rollLine(entry.roll), LOG_LINE_MAX))}`,
+      `#${entry.seq} ${discordTime(Date.parse(entry.time), 't')} ${byText(entry.request?.by)}${lineOf(describeRoll(entry.roll, entry.request), LOG_LINE_MAX)}${noteText(entry.request?.note, LOG_NOTE_MAX)}`,
   );
   const all = `The whole log, checked in your browser: ${link(`table ${table.id}`, tablePageUrl(links, table.id))}`;
   return fitContent([head, ...lines, all].join('\n'));
 }
+
+// --- the dice of a roll, in an embed -----------------------------------------------------------
+
+/** Discord's limits on the parts of an embed. */
+const EMBED_LIMITS = { title: 256, description: 4_096, fieldName: 256, fieldValue: 1_024 } as const;
+/** fairdice's colour on an embed. */
+const EMBED_COLOUR = 0x5865f2;
+/** Fate faces as Fate players draw them: plus, minus, blank. */
+const FATE_FACE: Readonly<Record<string, string>> = { '1': '⊞', '-1': '⊟', '0': '☐' };
+
+/** Where a term stands: inside which `{…}` groups, and whether a group left its item out. */
+interface TermPlace {
+  term: DiceTerm;
+  /** The groups around it, innermost last, as written (`{…}kh1`). */
+  groups: string[];
+  /** A group's keep/drop left out the item holding it: none of its dice count. */
+  dropped: boolean;
+}
+
+/** The dice terms of a roll in formula order, each with where it stands. */
+function termPlaces(description: RollDescription): TermPlace[] {
+  const places: TermPlace[] = [];
+  const visit = (node: RollNode, groups: string[], dropped: boolean): void => {
+    switch (node.kind) {
+      case 'dice':
+        places.push({ term: node.term, groups, dropped });
+        return;
+      case 'number':
+        return;
+      case 'operation':
+        for (const operand of node.operands) visit(operand, groups, dropped);
+        return;
+      case 'function':
+        for (const argument of node.arguments) visit(argument, groups, dropped);
+        return;
+      case 'group': {
+        const named = `{…}${node.modifiers}${node.label === undefined ? '' : `[${node.label}]`}`;
+        for (const item of node.items) visit(item.node, [...groups, named], dropped || !item.kept);
+        return;
+      }
+    }
+  };
+  visit(description.root, [], false);
+  // Every term of the response, even one the formula's tree did not name.
+  for (const term of description.terms)
+    if (!places.some((place) => place.term === term)) places.push({ term, groups: [], dropped: false });
+  return places;
+}
+
+/**
+ * A die in Discord's markdown, marked as the text form marks it (docs/client.md): bold when it
+ * counts, struck through when it does not, and so is each throw rerolled away (before `→`).
+ */
+function dieMarkdown(die: DescribedDie, fate: boolean, dropped: boolean): string {
+  let text = dieText({ ...die, kept: true }, false);
+  // Fate dice (-1, 0, +1 as numbers) drawn as their faces; no other number is on one.
+  if (fate) text = text.replace(/-?\d+/g, (value) => FATE_FACE[value] ?? value);
+  const throws = text.split('→');
+  const stood = throws.pop() ?? '';
+  const rerolled = throws.map((thrown) => `~~${thrown}~~→`).join('');
+  return `${rerolled}${die.kept && !dropped ? `**${stood}**` : `~~${stood}~~`}`;
+}
+
+/** What a term amounts to: its counts, its sets, or its signed total. */
+function termAmount(place: TermPlace): string {
+  const { term } = place;
+  if (place.dropped) return '→ dropped';
+  if (term.successes !== undefined) return `→ ${countsText(term.successes, term.failures)}`;
+  if (term.matches?.total === true)
+    return `→ ${term.matches.values.length} set${term.matches.values.length === 1 ? '' : 's'}`;
+  if (term.pooled) return '→ ranked with the group';
+  return `= ${term.total}`;
+}
+
+/** Characters kept for the field saying how many terms did not fit. */
+const MORE_TERMS_ROOM = 60;
+
+/**
+ * A term's field, `room` characters at most (name and value): what was written and where, then
+ * every die that fits, then what it amounts to.
+ */
+function termField(place: TermPlace, room: number): { name: string; value: string; inline: boolean } {
+  const { term } = place;
+  const sign = term.sign < 0 ? '−' : '';
+  const times = term.multiplier === 1 ? '' : ` ×${term.multiplier}`;
+  const where = place.groups.length === 0 ? '' : ` in ${place.groups.join(' in ')}`;
+  const advantage = term.advantage === undefined ? '' : ` with ${term.advantage}`;
+  const label = term.label === undefined ? '' : `[${term.label}]`;
+  const name = cut(`${sign}${term.notation}${label}${times}${advantage}${where}`, EMBED_LIMITS.fieldName);
+  const amount = termAmount(place);
+  const sets =
+    term.matches === undefined || term.matches.total
+      ? ''
+      : term.matches.values.length === 0
+        ? ' (no sets)'
+        : ` (sets of ${term.matches.values.join(', ')})`;
+  const tail = ` ${amount}${sets}`;
+  const max = Math.min(EMBED_LIMITS.fieldValue, room - name.length) - tail.length;
+  const dice: string[] = [];
+  let length = 0;
+  for (const [index, die] of term.dice.entries()) {
+    const shown = dieMarkdown(die, term.fate, place.dropped);
+    const rest = term.dice.length - index - 1;
+    // Room for this die and, when some would still follow, for saying how many.
+    const after = rest === 0 ? 0 : ` … ${rest} more`.length;
+    if (length + shown.length + 1 + after > max) {
+      dice.push(`… ${term.dice.length - index} more`);
+      break;
+    }
+    dice.push(shown);
+    length += shown.length + 1;
+  }
+  const value = `${dice.join(' ')}${tail}`;
+  return { name, value: value.trim() === '' ? '—' : value, inline: term.dice.length <= 6 };
+}
+
+/** The total as a player reads it: `**14**`, `**3 successes** − 1 failure = **2**`, `with advantage`. */
+export function totalText(description: RollDescription): string {
+  const { counting } = description;
+  let text = `**${description.total}**`;
+  if (counting !== undefined) {
+    const successes = `**${countsText(counting.successes, undefined)}**`;
+    const failures = counting.failures;
+    text =
+      failures === undefined
+        ? successes
+        : `${successes} − ${failures} failure${failures === 1 ? '' : 's'} = **${description.total}**`;
+  } else if (description.exact !== undefined) {
+    text += ` (${description.exact}, rounded down)`;
+  }
+  if (description.advantage !== 'normal') text += ` with ${description.advantage}`;
+  if (description.tag !== undefined) text += ` ${escapeMarkdown(description.tag)}`;
+  return text;
+}
+
+/**
+ * The dice of a roll as an embed, from the roll's description: the total, then one field per dice
+ * term in formula order (what was written and in which group, every die that fits, bold when it
+ * counts and struck through when it does not, Fate faces as ⊞ ⊟ ☐, what the term amounts to).
+ * The title links to the receipt of a signed roll. Within Discord's limits on an embed.
+ */
+export function rollEmbed(description: RollDescription, receipt: string | undefined): APIEmbed {
+  const title = cut(description.formula, EMBED_LIMITS.title);
+  const text = `Total ${totalText(description)}`;
+  const places = termPlaces(description);
+  const fields: APIEmbedField[] = [];
+  let room = MESSAGE_LIMITS.embedCharacters - title.length - text.length - MORE_TERMS_ROOM;
+  for (const [index, place] of places.entries()) {
+    const left = places.length - index;
+    const last = fields.length === MESSAGE_LIMITS.fieldsPerEmbed - 1 && left > 1;
+    const field = last || room < MORE_TERMS_ROOM ? undefined : termField(place, room);
+    if (field === undefined) {
+      fields.push({ name: `… ${left} more terms`, value: 'every die is in the receipt' });
+      break;
+    }
+    fields.push(field);
+    room -= field.name.length + field.value.length;
+  }
+  return {
+    title,
+    ...(receipt === undefined ? {} : { url: receipt }),
+    description: text,
+    color: EMBED_COLOUR,
+    fields,
+  };
+}
+
+// --- signed heads ------------------------------------------------------------------------------
+
+/** What a message reads of a table's signed head. */
+export interface HeadShown {
+  entries: number;
+  lastHash: string;
+  time: string;
+  kid: string;
+}
+
+/** The signed head: how many entries, the hash of the last, when, by which key. */
+export const headText = (head: HeadShown): string =>
+  `Signed head: ${head.entries} entr${head.entries === 1 ? 'y' : 'ies'}, the last hashing to \`${head.lastHash.slice(0, 16)}…\`, signed ${discordTime(Date.parse(head.time), 'f')} with key \`${head.kid.slice(0, 12)}…\`.`;

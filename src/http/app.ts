@@ -20,6 +20,7 @@ import type { StatsService } from '../api/stats-service.js';
 import type { Config } from '../config.js';
 import { discordPlugin } from '../discord/plugin.js';
 import { LIMITS } from '../limits.js';
+import type { ServiceMetrics } from '../metrics.js';
 import type { RandomSource } from '../roll/types.js';
 import type { Trust } from '../trust/service.js';
 import { PACKAGE_NAME, VERSION } from '../version.js';
@@ -29,6 +30,7 @@ import { diceContextPlugin } from './dice-context.js';
 import { docsPlugin } from './docs.js';
 import { answerClientError, errorHandlingPlugin, replyWithError } from './errors.js';
 import { MCP_PATH, mcpPlugin } from './mcp.js';
+import { metricsPlugin } from './metrics.js';
 import { openApiPlugin } from './openapi.js';
 import { type BuiltPage, loadPage, pagePlugin } from './page.js';
 import { rateLimitPlugin } from './rate-limit.js';
@@ -38,7 +40,7 @@ import { requestLoggerFactoryOf, serviceLogger } from './request-log.js';
 import { restRoutesPlugin } from './routes.js';
 import { tableEventsPlugin } from './table-events.js';
 import { trpcPlugin } from './trpc.js';
-import { fairTurnsPlugin } from './turns.js';
+import { fairTurnsPlugin, type TakeTurn } from './turns.js';
 
 /** Test-only ways in; nothing here is reachable over HTTP. */
 export interface AppSeams {
@@ -58,6 +60,10 @@ export interface AppSeams {
   trust?: Trust;
   /** The /v1/stats workers (default: one thread, closed with the app); a test sizes its queue. */
   stats?: StatsService;
+  /** The fair turns (default: src/http/turns.ts `fairTurns`); a test records whose turn each request took. */
+  takeTurn?: TakeTurn;
+  /** What the app counts into (src/metrics.ts); src/server.ts passes them when METRICS_PORT is set. Absent: nothing counted. */
+  metrics?: ServiceMetrics;
 }
 
 // Read once per process, like /docs' assets: tests build many apps.
@@ -143,9 +149,12 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
   }
   // Connections are capped per address before a byte is read; every limit counts a request
   // under its address's key, computed once per request (src/http/connections.ts).
-  const guard = capConnections(app.server, config);
+  const { metrics } = seams;
+  const guard = capConnections(app.server, config, metrics && ((kind) => metrics.refused(kind)));
   const keyOf = requestKeys(app, config.ipv6PrefixLength);
 
+  // Every answer counted (with metrics on), and the readiness of what the app holds.
+  await app.register(metricsPlugin, { metrics });
   // What every request meets first, in this order (each plugin's hooks run in registration order).
   await app.register(corsPlugin);
   await app.register(rateLimitPlugin, {
@@ -157,7 +166,7 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
     guard,
   });
   await app.register(requestBodyPlugin, { bodyLimitBytes });
-  await app.register(fairTurnsPlugin, { keyOf });
+  await app.register(fairTurnsPlugin, { keyOf, takeTurn: seams.takeTurn });
   await app.register(errorHandlingPlugin, { bodyLimitBytes });
 
   // What the operations run with.

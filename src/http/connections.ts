@@ -209,7 +209,12 @@ export interface ConnectionGuard {
  * never reaches the HTTP server: what its client sends is never parsed. A served socket whose
  * answer stops leaving (its client stopped reading) is reset (sweepStalledAnswers).
  */
-export function capConnections(server: Server, options: ConnectionCapOptions): ConnectionGuard {
+export function capConnections(
+  server: Server,
+  options: ConnectionCapOptions,
+  /** Told of each refused socket: held for the rate limit, or over the address's cap (the metrics). */
+  onRefused?: (kind: 'rate' | 'connections') => void,
+): ConnectionGuard {
   server.maxConnections = options.maxConnections;
   const open = new Map<string, number>();
   const blocked = new Map<string, { untilMs: number; limit: number; refusals: number }>();
@@ -260,12 +265,14 @@ export function capConnections(server: Server, options: ConnectionCapOptions): C
         // Without node's listeners nothing else handles this socket's errors (a client reset).
         socket.on('error', ignore);
         if (count > options.connectionsPerAddress) {
+          onRefused?.('connections');
           socket.resetAndDestroy();
           return;
         }
         open.set(key, count);
         const hold = setTimeout(() => {
           const secondsLeft = Math.max(1, Math.ceil((block.untilMs - Date.now()) / 1000));
+          onRefused?.('rate');
           refuse(socket, blockedAnswer(block.limit, secondsLeft));
         }, LIMITS.blockedHoldMs);
         socket.once('close', () => {
@@ -277,6 +284,7 @@ export function capConnections(server: Server, options: ConnectionCapOptions): C
     }
     if (count > options.connectionsPerAddress) {
       socket.on('error', ignore);
+      onRefused?.('connections');
       refuse(socket, answer);
       return;
     }

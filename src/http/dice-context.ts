@@ -4,10 +4,11 @@
 // Built once per app; each transport (REST, MCP, tRPC) asks it for a request's context.
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { DiceContext } from '../api/operations.js';
-import { StatsService } from '../api/stats-service.js';
+import type { DiceContext, ThrowMeter } from '../api/context.js';
+import { type StatsMeter, StatsService } from '../api/stats-service.js';
 import type { Config } from '../config.js';
 import { LIMITS } from '../limits.js';
+import type { ServiceMetrics } from '../metrics.js';
 import { cryptoRandom } from '../roll/random.js';
 import type { RandomSource } from '../roll/types.js';
 import { Trust } from '../trust/service.js';
@@ -41,6 +42,58 @@ export interface DiceContextOptions {
   stats?: StatsService | undefined;
 }
 
+/** The throws meter, counting rolls, dice and refusals into the metrics (a class: no closures per request). */
+class CountedThrowMeter implements ThrowMeter {
+  constructor(
+    private readonly meter: ThrowMeter,
+    private readonly metrics: ServiceMetrics,
+  ) {}
+
+  admit(): void {
+    try {
+      this.meter.admit();
+    } catch (error) {
+      this.metrics.refused('throws');
+      throw error;
+    }
+  }
+
+  charge(throws: number): void {
+    this.metrics.rolled(throws);
+    this.meter.charge(throws);
+  }
+
+  sharedAdmit(): Promise<void> | undefined {
+    return this.meter.sharedAdmit()?.catch((error: unknown) => {
+      this.metrics.refused('throws');
+      throw error;
+    });
+  }
+}
+
+/** The stats meter, counting its refusals into the metrics. */
+class CountedStatsMeter implements StatsMeter {
+  constructor(
+    private readonly meter: StatsMeter,
+    private readonly metrics: ServiceMetrics,
+  ) {}
+
+  admit(): Promise<void> {
+    return this.meter.admit().catch((error: unknown) => {
+      this.metrics.refused('stats');
+      throw error;
+    });
+  }
+
+  settle(ms: number): void {
+    this.meter.settle(ms);
+  }
+
+  served(): void {
+    this.meter.served();
+  }
+}
+
 async function diceContext(app: FastifyInstance, options: DiceContextOptions): Promise<void> {
   const { config, keyOf } = options;
   const random = options.random ?? cryptoRandom;
@@ -63,6 +116,12 @@ async function diceContext(app: FastifyInstance, options: DiceContextOptions): P
     msPerSecond: config.statsMsPerSecond,
     addresses: LIMITS.rateLimitAddresses,
   });
+  // With metrics on, the services tell them what they do; off, nothing is wrapped or counted.
+  const { metrics } = app;
+  if (metrics !== undefined) {
+    trust.observer = metrics;
+    stats.observer = metrics;
+  }
   app.decorate('trust', trust);
   app.decorate('diceContext', (request: FastifyRequest, reply?: FastifyReply, key?: string): DiceContext => {
     // The request limit's key: an IPv4 address as it is, an IPv6 one by its prefix.
@@ -74,8 +133,14 @@ async function diceContext(app: FastifyInstance, options: DiceContextOptions): P
       dicePerBatch: config.dicePerBatch,
       stats,
       throwsPerRequest: config.throwsPerRequest,
-      throwMeter: throwBuckets.meter(key, reply),
-      statsMeter: statsBudget.meter(key, reply),
+      throwMeter:
+        metrics === undefined
+          ? throwBuckets.meter(key, reply)
+          : new CountedThrowMeter(throwBuckets.meter(key, reply), metrics),
+      statsMeter:
+        metrics === undefined
+          ? statsBudget.meter(key, reply)
+          : new CountedStatsMeter(statsBudget.meter(key, reply), metrics),
       trust,
       caller: key,
       address: request.ip,

@@ -169,6 +169,8 @@ export interface SharedRateLimitOptions {
   logger: RateLimitLogger;
   /** Overrides REDIS_FALLBACK_AFTER_MS. */
   fallbackAfterMs?: number;
+  /** Told each time the process switches to local counting (the metrics). */
+  onFallback?: (() => void) | undefined;
   /** Overrides REDIS_KEY_PREFIX (several services sharing one Redis). */
   keyPrefix?: string;
   /**
@@ -197,9 +199,11 @@ export class SharedRateLimit implements RateStores {
   private probing = false;
   private readonly logger: RateLimitLogger;
   private readonly target: string;
+  private readonly onFallback: (() => void) | undefined;
 
   constructor(options: SharedRateLimitOptions) {
     this.logger = options.logger;
+    this.onFallback = options.onFallback;
     this.fallbackAfterMs = options.fallbackAfterMs ?? REDIS_FALLBACK_AFTER_MS;
     this.keyPrefix = options.keyPrefix ?? REDIS_KEY_PREFIX;
     this.target = redisTarget(options.redisUrl);
@@ -251,6 +255,7 @@ export class SharedRateLimit implements RateStores {
     if (this.closed) return;
     if (!this.fallbackLogged) {
       this.fallbackLogged = true;
+      this.onFallback?.();
       this.logger.warn(
         { redis: this.target, reason },
         'Redis unavailable: rate limits are counted per instance until it is back',

@@ -171,11 +171,17 @@ class Budget {
 
 async function rateLimit(app: FastifyInstance, options: RateLimitOptions): Promise<void> {
   const { max, windowMs, keyOf, guard } = options;
+  const { metrics } = app;
   let shared: SharedRateLimit | undefined;
   let stores: RateStores = options.stores ?? memoryRateStores;
   if (options.redisUrl !== undefined) {
     // Connected by `whenReady` once the app is built (buildApp awaits it before it returns).
-    const link = new SharedRateLimit({ redisUrl: options.redisUrl, logger: options.log, deferConnect: true });
+    const link = new SharedRateLimit({
+      redisUrl: options.redisUrl,
+      logger: options.log,
+      deferConnect: true,
+      onFallback: metrics === undefined ? undefined : () => metrics.redisFellBack(),
+    });
     shared = link;
     stores = link;
     // onClose runs after the server has stopped and its in-flight requests are answered.
@@ -191,6 +197,7 @@ async function rateLimit(app: FastifyInstance, options: RateLimitOptions): Promi
     done();
   });
   const apiRefusal = (request: FastifyRequest, ttlMs: number): Error => {
+    metrics?.refused('rate');
     const error = rateLimitedError();
     const address = request.socket.remoteAddress;
     if (
@@ -203,7 +210,10 @@ async function rateLimit(app: FastifyInstance, options: RateLimitOptions): Promi
     }
     return error;
   };
-  const ownRefusal = (): DiceError => rateLimitedError();
+  const ownRefusal = (): DiceError => {
+    metrics?.refused('rate');
+    return rateLimitedError();
+  };
 
   // The API's budget, shared by every route outside a countingItself() scope (404s included) and
   // by the routes that charge it from their handler.
@@ -246,6 +256,7 @@ async function rateLimit(app: FastifyInstance, options: RateLimitOptions): Promi
     shared,
     async charge(request: FastifyRequest): Promise<RateVerdict> {
       const { current, ttlMs } = await apiStore.hit(keyOf(request));
+      if (current > max) metrics?.refused('rate');
       return { exceeded: current > max, retryAfterSeconds: Math.ceil(ttlMs / 1000) };
     },
   } satisfies RateLimit);

@@ -57,14 +57,16 @@ async function tableEvents(app: FastifyInstance, options: TableEventsOptions): P
     try {
       release = await trust.openStream(request.ip);
     } catch (error) {
-      return refuse(request, reply, asTrustError(error));
+      return refuse(request, reply, asTrustError(error, trust));
     }
-    if (release === undefined)
+    if (release === undefined) {
+      app.metrics?.refused('streams');
       return refuse(
         request,
         reply,
         new DiceError('too_many_streams', MESSAGES.tooManyStreams(trust.limits.sseConnectionsPerAddress)),
       );
+    }
     const giveBack = release;
 
     let last = after;
@@ -133,7 +135,7 @@ async function tableEvents(app: FastifyInstance, options: TableEventsOptions): P
     } catch (error) {
       unsubscribe?.();
       giveBack();
-      return refuse(request, reply, asTrustError(error));
+      return refuse(request, reply, asTrustError(error, trust));
     }
 
     reply.hijack();

@@ -5,8 +5,11 @@
 // so without this an address with 16 costly requests arriving together would have all 16 run
 // back to back while every other client waited behind them; with it another client waits for at
 // most the budget and one request of that address. Cheap requests (many per millisecond) are not
-// held back (docs/operations.md#rate-limiting). During a shutdown, past its grace, the process
-// exits before it starts another request's work (src/shutdown.ts).
+// held back (docs/operations.md#rate-limiting). A route whose requests all come from a few
+// addresses on behalf of many users (the Discord endpoint, src/discord/plugin.ts) names the user
+// in `request.turnKey` before the preHandler phase: its requests then take their turns per user.
+// During a shutdown, past its grace, the process exits before it starts another request's work
+// (src/shutdown.ts).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { exitIfPastGrace } from '../shutdown.js';
@@ -88,16 +91,31 @@ export function fairTurns(
   };
 }
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /**
+     * Whose turn the request waits for when it is not its address's: set by a route before the
+     * preHandler phase (the Discord endpoint: the Discord user who asked); '' for the address.
+     */
+    turnKey: string;
+  }
+}
+
 export interface FairTurnsOptions {
   /** A request's address key (src/http/connections.ts `requestKeys`). */
   keyOf(request: FastifyRequest): string;
+  /** The turns taken (default: `fairTurns` with TURN_BUDGET_MS); a test records the keys. */
+  takeTurn?: TakeTurn | undefined;
 }
 
-async function turns(app: FastifyInstance, { keyOf }: FairTurnsOptions): Promise<void> {
-  const takeTurn = fairTurns(TURN_BUDGET_MS, undefined, exitIfPastGrace);
+async function turns(app: FastifyInstance, options: FairTurnsOptions): Promise<void> {
+  const { keyOf } = options;
+  const takeTurn = options.takeTurn ?? fairTurns(TURN_BUDGET_MS, undefined, exitIfPastGrace);
+  app.decorateRequest('turnKey', '');
   app.addHook('preHandler', function waitForTurn(request, _reply, done) {
     exitIfPastGrace();
-    takeTurn(keyOf(request), done);
+    const key = request.turnKey;
+    takeTurn(key === '' ? keyOf(request) : key, done);
   });
 }
 

@@ -63,6 +63,18 @@ export interface StatsSummary {
   /** Every total listed, lowest first, with P(total >= it); empty when only a summary exists. */
   outcomes: ReadonlyArray<{ total: number; atLeast: number }>;
   percentiles: Readonly<Record<string, number>> | null;
+  /** The totals asked for, with their exact P(total >= t) and P(total <= t). */
+  targets?: ReadonlyArray<{ total: number; atLeast: number; atMost: number }> | undefined;
+  /** An opposed roll: P(A > B), P(A = B) against the opposing formula. */
+  versus?:
+    | {
+        formula: string;
+        advantageState: RollResponse['advantageState'];
+        greater: number;
+        equal: number;
+        less: number;
+      }
+    | undefined;
 }
 
 /** A probability as a percentage a model can quote: two decimals, never a rounded 0% or 100%. */
@@ -88,13 +100,23 @@ function chanceOfAtLeast(stats: StatsSummary, target: number): number | undefine
 
 const round2 = (n: number): string => String(Math.round(n * 100) / 100);
 
+/** `1d20+7` or `1d20+7 with advantage`. */
+const named = (formula: string, advantageState: RollResponse['advantageState']): string =>
+  advantageState === 'normal' ? formula : `${formula} with ${advantageState}`;
+
 /**
  * `4d6kh3 → mean 12.24, sd 2.85, 3 to 18; percentiles 5% 7, 25% 10, 50% 12, 75% 14, 95% 17`,
- * and with a target `; at least 15: 25.62%`.
+ * and with a target `; at least 15: 25.62%`. With `versus`, the opposed roll comes first, the
+ * line a model quotes: `1d20+7 beats 1d20+5: 57.25%, ties 4.50% (loses 38.25%); 1d20+7 → …`;
+ * with `targets`, each one's `; at least 15: 65.00%, at most 15: 40.00%`.
  */
 export function statsLine(stats: StatsSummary, input: { target?: unknown }): string {
-  const advantage = stats.advantageState === 'normal' ? '' : ` with ${stats.advantageState}`;
-  let line = `${stats.formula}${advantage} → mean ${round2(stats.mean)}, sd ${round2(stats.sd)}, ${stats.min} to ${stats.max}`;
+  const self = named(stats.formula, stats.advantageState);
+  let line = `${self} → mean ${round2(stats.mean)}, sd ${round2(stats.sd)}, ${stats.min} to ${stats.max}`;
+  if (stats.versus !== undefined) {
+    const v = stats.versus;
+    line = `${self} beats ${named(v.formula, v.advantageState)}: ${percentOf(v.greater)}, ties ${percentOf(v.equal)} (loses ${percentOf(v.less)}); ${line}`;
+  }
   if (stats.percentiles !== null) {
     const listed = Object.entries(stats.percentiles).map(([q, total]) => `${q}% ${total}`);
     line += `; percentiles ${listed.join(', ')}`;
@@ -106,6 +128,8 @@ export function statsLine(stats: StatsSummary, input: { target?: unknown }): str
         ? `; at least ${input.target}: not listed (too many totals)`
         : `; at least ${input.target}: ${percentOf(chance)}`;
   }
+  for (const t of stats.targets ?? [])
+    line += `; at least ${t.total}: ${percentOf(t.atLeast)}, at most ${t.total}: ${percentOf(t.atMost)}`;
   return line;
 }
 

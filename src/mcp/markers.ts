@@ -157,9 +157,10 @@ export const TOOL_MARKERS: ToolMarkers<typeof OPERATIONS> = {
     name: 'stats',
     title: 'Exact odds of a formula',
     description:
-      'The exact odds of the total a roll of this formula would give, rolling nothing: min, max, mean, percentiles ' +
-      'and every total with its chance. Call it before narrating a risk. Optional: target (a total): the line then ' +
-      `gives the chance of rolling at least it. ${SEE_NOTATION}`,
+      'Exact odds of the total a roll of this formula would give, rolling nothing: min, max, mean, percentiles, ' +
+      'every total. Call it before narrating a risk. Optional: targets (totals): the chance of at least and at most ' +
+      'each; versus ({formula}): the chance this roll beats, ties or loses to that one. ' +
+      `${SEE_NOTATION}`,
     readOnly: true,
     idempotent: true,
     extraInput: { target: z.number().int().optional() },

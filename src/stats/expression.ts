@@ -98,10 +98,19 @@ const words = (bits: number): number => bits / 64 + 1;
 const pairCost = (a: Estimate, b: Estimate): number => PAIR_COST + words(a.bits) * words(b.bits);
 
 /** What planExpression found: the estimate of the total, for the caller's listing decision. */
-export interface ExpressionEstimate {
+export interface ExpressionEstimate extends TotalsEstimate {
+  cost: number;
+}
+
+/** What the listed totals of a roll will be, known before computing them (integers). */
+export interface TotalsEstimate {
+  /** Bounds of the listed totals. */
+  low: number;
+  high: number;
   /** Totals (after rounding down) at most. */
   size: number;
-  cost: number;
+  /** Bits of a count at most. */
+  bits: number;
 }
 
 /**
@@ -127,7 +136,99 @@ export function planExpression(
       `This formula could have about ${formatCost(size)} totals, more than the ${outcomesMax} that can be listed, and a formula with arithmetic or groups has no exact summary.`,
     );
   }
-  return { size, cost };
+  return { low: Math.floor(root.low), high: Math.floor(root.high), size, bits: root.bits, cost };
+}
+
+/**
+ * The estimate of the difference A - B of two independent rolls' totals (an opposed roll,
+ * docs/stats.md#opposed-rolls-versus): its totals at most and the cost of the sum of A and -B.
+ */
+export function differenceEstimate(a: TotalsEstimate, b: TotalsEstimate): TotalsEstimate & { cost: number } {
+  const integers = (t: TotalsEstimate, low: number, high: number): Estimate => ({
+    low,
+    high,
+    size: t.size,
+    grid: 1,
+    bits: t.bits,
+    cost: 0,
+  });
+  const sum = addEstimate(integers(a, a.low, a.high), integers(b, -b.high, -b.low));
+  return { low: sum.low, high: sum.high, size: sum.size, bits: sum.bits, cost: sum.cost };
+}
+
+/** Listed integer totals, ascending and distinct, with their positive counts over `denominator`. */
+export interface Totals {
+  totals: readonly bigint[];
+  counts: readonly bigint[];
+  tail: bigint;
+  denominator: bigint;
+}
+
+/**
+ * The exact distribution of A - B for independent A and B; the tail is every pair in which
+ * either is not listed. Integer totals: A's counts times B's reversed, one polynomial product
+ * on the common step of their totals (src/stats/poly.ts), or pair by pair when the totals are
+ * too sparse for it (as add does).
+ */
+export function differenceTotals(a: Totals, b: Totals): Totals {
+  const denominator = a.denominator * b.denominator;
+  const tail = denominator - (a.denominator - a.tail) * (b.denominator - b.tail);
+  let step = 0n;
+  for (const t of [a, b]) for (const v of t.totals) step = gcd(step, v - t.totals[0]!);
+  if (step === 0n) step = 1n;
+  const lowA = a.totals[0]!;
+  const highB = b.totals[b.totals.length - 1]!;
+  const slotsA = Number((a.totals[a.totals.length - 1]! - lowA) / step) + 1;
+  const slotsB = Number((highB - b.totals[0]!) / step) + 1;
+  if (slotsA + slotsB > 4 * (a.totals.length + b.totals.length) + 64) {
+    const sparse = ascending(
+      pairwise(
+        {
+          values: a.totals.map((v) => Rational.of(v)),
+          counts: [...a.counts],
+          tail: a.tail,
+          denominator: a.denominator,
+        },
+        {
+          values: b.totals.map((v) => Rational.of(v)),
+          counts: [...b.counts],
+          tail: b.tail,
+          denominator: b.denominator,
+        },
+        (x, y) => x.sub(y),
+      ),
+    );
+    return { totals: sparse.values.map((v) => v.numerator), counts: sparse.counts, tail, denominator };
+  }
+  const spreadA = new Array<bigint>(slotsA).fill(0n);
+  for (let i = 0; i < a.totals.length; i++) spreadA[Number((a.totals[i]! - lowA) / step)] = a.counts[i]!;
+  // B reversed: slot j holds the total highB - j * step, so slot i + j is lowA - highB + (i + j) * step.
+  const spreadB = new Array<bigint>(slotsB).fill(0n);
+  for (let i = 0; i < b.totals.length; i++) spreadB[Number((highB - b.totals[i]!) / step)] = b.counts[i]!;
+  const product = multiply(spreadA, spreadB);
+  const totals: bigint[] = [];
+  const counts: bigint[] = [];
+  for (let i = 0; i < product.length; i++) {
+    if (product[i] === 0n) continue;
+    totals.push(lowA - highB + BigInt(i) * step);
+    counts.push(product[i]!);
+  }
+  return { totals, counts, tail, denominator };
+}
+
+/** The estimate of a sum of two independent nodes (see add). */
+function addEstimate(a: Estimate, b: Estimate): Estimate {
+  const low = a.low + b.low;
+  const high = a.high + b.high;
+  const grid = lcm(a.grid, b.grid);
+  const size = sizeWithin(low, high, grid, a.size * b.size);
+  // Integers on a narrow grid: one polynomial product (see add); otherwise pair by pair.
+  const slots = a.high - a.low + (b.high - b.low) + 2;
+  const dense = a.grid === 1 && b.grid === 1 && slots <= 4 * (a.size + b.size) + 64;
+  const work = dense
+    ? slots * words(a.bits + b.bits) * 8 + (a.size + b.size + size) * PAIR_COST
+    : a.size * b.size * pairCost(a, b);
+  return { low, high, grid, size, bits: a.bits + b.bits, cost: a.cost + b.cost + work };
 }
 
 const pointEstimate = (value: number): Estimate => ({
@@ -156,17 +257,7 @@ class Estimator {
   constructor(private readonly engine: TermEngine) {}
 
   add(a: Estimate, b: Estimate): Estimate {
-    const low = a.low + b.low;
-    const high = a.high + b.high;
-    const grid = lcm(a.grid, b.grid);
-    const size = sizeWithin(low, high, grid, a.size * b.size);
-    // Integers on a narrow grid: one polynomial product (see add); otherwise pair by pair.
-    const slots = a.high - a.low + (b.high - b.low) + 2;
-    const dense = a.grid === 1 && b.grid === 1 && slots <= 4 * (a.size + b.size) + 64;
-    const work = dense
-      ? slots * words(a.bits + b.bits) * 8 + (a.size + b.size + size) * PAIR_COST
-      : a.size * b.size * pairCost(a, b);
-    return { low, high, grid, size, bits: a.bits + b.bits, cost: a.cost + b.cost + work };
+    return addEstimate(a, b);
   }
 
   private pairwise(a: Estimate, b: Estimate, low: number, high: number, grid: number): Estimate {
@@ -414,10 +505,7 @@ export function expressionDistribution(expression: ExpressionPlan, engine: TermE
 }
 
 /** The distribution of the roll's `total`: the value rounded down, as the roller does. */
-export function totalDistribution(
-  expression: ExpressionPlan,
-  engine: TermEngine,
-): { totals: bigint[]; counts: bigint[]; tail: bigint; denominator: bigint } {
+export function totalDistribution(expression: ExpressionPlan, engine: TermEngine): Totals {
   const floored = ascending(unary(expressionDistribution(expression, engine), (v) => v.floor()));
   return {
     totals: floored.values.map((v) => v.numerator),

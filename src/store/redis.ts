@@ -421,6 +421,10 @@ export class RedisStore implements Store {
     this.renewer = undefined;
   }
 
+  get usable(): boolean {
+    return this.redis.status === 'ready';
+  }
+
   async close(): Promise<void> {
     this.stopRenewing();
     this.streams.clear();

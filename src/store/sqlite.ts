@@ -319,6 +319,10 @@ export class SqliteStore implements Store {
     };
   }
 
+  get usable(): boolean {
+    return this.open;
+  }
+
   async close(): Promise<void> {
     clearInterval(this.sweeper);
     this.events.removeAllListeners();

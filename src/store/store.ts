@@ -38,6 +38,8 @@ export type IdempotencyState =
 
 export interface Store {
   readonly kind: 'sqlite' | 'redis';
+  /** Whether it can serve now: the file open, or Redis connected (readiness, src/metrics.ts). */
+  readonly usable: boolean;
   /** Creates an empty table; throws TooManyTablesError over the creating address's hourly quota. */
   createTable(id: string, address: string, now: number): Promise<TableRecord>;
   table(id: string, now: number): Promise<TableRecord | undefined>;

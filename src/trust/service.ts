@@ -28,8 +28,19 @@ export const newTableId = (): string => randomBytes(18).toString('base64url');
 
 export { TABLE_ID_PATTERN } from '@fairdice/client/types';
 
+/** Told of what the metrics count (src/metrics.ts `ServiceMetrics` is one); none by default. */
+export interface TrustObserver {
+  entryWritten(): void;
+  storeFailed(): void;
+  streamOpened(): void;
+  streamClosed(): void;
+}
+
 export class Trust {
   private opened: Store | undefined;
+
+  /** Set by the app when metrics are on. */
+  observer: TrustObserver | undefined;
 
   private unannounced: (() => void) | undefined;
 
@@ -81,6 +92,11 @@ export class Trust {
     return new Trust(keys, openStore, limits, announcement);
   }
 
+  /** The store if it is open; undefined before its first use. */
+  get openedStore(): Store | undefined {
+    return this.opened;
+  }
+
   /** The store, opened now if it was not yet (the SQLite file and DATA_DIR are created here). */
   get store(): Store {
     this.opened ??= this.openStore();
@@ -106,14 +122,33 @@ export class Trust {
   }
 
   /** Signs a roll as the next entry of a table's log. */
-  signAtTable(table: string, request: SignedRequest, roll: RollResponse): Promise<Receipt> {
+  async signAtTable(table: string, request: SignedRequest, roll: RollResponse): Promise<Receipt> {
     this.announce();
     const now = Date.now();
-    return this.store.append(
+    const receipt = await this.store.append(
       table,
       (seq, prev) => signReceipt(this.keys, { request, roll, table, seq, prev }, now),
       now,
     );
+    this.observer?.entryWritten();
+    return receipt;
+  }
+
+  /**
+   * Why the receipts and tables cannot serve now (readiness): the store closed or its Redis not
+   * connected. Empty when they can. A store not opened yet opens on first use, so it counts as usable.
+   */
+  unusable(): string[] {
+    const reasons: string[] = [];
+    if (this.keys.kid === '') reasons.push('no signing key loaded');
+    if (this.opened !== undefined && !this.opened.usable) {
+      reasons.push(
+        this.opened.kind === 'redis'
+          ? 'the table store (Redis) is not connected'
+          : 'the table store (SQLite) is closed',
+      );
+    }
+    return reasons;
   }
 
   /**
@@ -143,8 +178,17 @@ export class Trust {
    * Takes one of the address's event-stream places, across every instance sharing the store;
    * undefined when it holds them all already. Call the result when the stream ends.
    */
-  openStream(address: string): Promise<(() => void) | undefined> {
-    return this.store.holdStream(address, this.limits.sseConnectionsPerAddress);
+  async openStream(address: string): Promise<(() => void) | undefined> {
+    const release = await this.store.holdStream(address, this.limits.sseConnectionsPerAddress);
+    const observer = this.observer;
+    if (release === undefined || observer === undefined) return release;
+    observer.streamOpened();
+    let held = true;
+    return () => {
+      if (held) observer.streamClosed();
+      held = false;
+      release();
+    };
   }
 
   async close(): Promise<void> {

@@ -19,7 +19,18 @@ const FORMAT_MESSAGES: Readonly<Record<string, string>> = {
   id: TABLE_ID,
   rollId: ROLL_ID,
   tags: TAG,
+  targets: 'must be up to 20 whole numbers, comma-separated (15,20).',
+  by: 'must not contain control characters (line breaks, tabs).',
+  note: 'must not contain control characters (line breaks, tabs).',
+  idempotencyKey: 'must be visible ASCII characters only (no spaces).',
 };
+
+/** A value outside `pattern`: a mark most formats refuse, else a tab, else a space. */
+function outside(pattern: string): string {
+  const value = ['!', '\t', ' '].find((candidate) => !new RegExp(pattern, 'u').test(candidate));
+  if (value === undefined) throw new Error(`no malformed value for the pattern ${pattern}`);
+  return value;
+}
 
 type JsonSchema = {
   $ref?: string;
@@ -40,8 +51,8 @@ function malformed(
   for (const [field, declared] of Object.entries(resolve(schema).properties ?? {})) {
     const property = resolve(declared);
     const items = property.items === undefined ? undefined : resolve(property.items);
-    if (property.pattern !== undefined) found.push({ value: { [field]: '!' }, field });
-    if (items?.pattern !== undefined) found.push({ value: { [field]: ['!'] }, field });
+    if (property.pattern !== undefined) found.push({ value: { [field]: outside(property.pattern) }, field });
+    if (items?.pattern !== undefined) found.push({ value: { [field]: [outside(items.pattern)] }, field });
     for (const inner of malformed(items ?? property, defs)) {
       found.push({
         value: { [field]: items === undefined ? inner.value : [inner.value] },

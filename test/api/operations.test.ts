@@ -161,6 +161,7 @@ describe('the router built from the table', () => {
       'health',
       'stats',
       'statsWith',
+      'statsBatch',
     ]);
     // Public surface only: every operation answers through the caller, an unknown name does not.
     expect(typeof (await dice.health()).version).toBe('string');

@@ -5,9 +5,12 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config.js';
-import { withinDeadline } from '../../src/discord/plugin.js';
+import { DISCORD_BUDGETS, withinDeadline } from '../../src/discord/plugin.js';
+import type { AppSeams } from '../../src/http/app.js';
+import { REDIS_KEY_PREFIX } from '../../src/http/rate-limit-store.js';
 import { LIMITS } from '../../src/limits.js';
 import { listen, makeApp } from '../support/app.js';
 import {
@@ -22,6 +25,7 @@ import {
   slashCommand,
 } from '../support/discord.js';
 import { describeWithRedis, type RedisServer, startRedis } from '../support/redis.js';
+import { scripted } from '../support/sources.js';
 
 const PUBLIC_URL = 'https://dice.example.com';
 
@@ -33,14 +37,17 @@ interface Answer {
 }
 
 /** A server with the Discord application configured, and a way to post to it as Discord does. */
-async function serve(discord: DiscordApp, overrides: Partial<Config> = {}) {
-  const app = await makeApp({
-    discordPublicKey: discord.publicKeyHex,
-    discordApplicationId: APPLICATION_ID,
-    publicUrl: PUBLIC_URL,
-    dataDir: mkdtempSync(join(tmpdir(), 'fairdice-discord-')),
-    ...overrides,
-  });
+async function serve(discord: DiscordApp, overrides: Partial<Config> = {}, seams: AppSeams = {}) {
+  const app = await makeApp(
+    {
+      discordPublicKey: discord.publicKeyHex,
+      discordApplicationId: APPLICATION_ID,
+      publicUrl: PUBLIC_URL,
+      dataDir: mkdtempSync(join(tmpdir(), 'fairdice-discord-')),
+      ...overrides,
+    },
+    seams,
+  );
   const base = await listen(app);
   const send = async (body: string, headers: Record<string, string>): Promise<Answer> => {
     const response = await fetch(`${base}/discord/interactions`, { method: 'POST', headers, body });
@@ -95,6 +102,91 @@ describe('POST /discord/interactions without a Discord application', () => {
     expect(answer.statusCode).toBe(404);
     expect(answer.json()).toMatchObject({ error: { code: 'not_found' } });
     await app.close();
+  });
+});
+
+describe('a roll message shows the whole roll, from its description', () => {
+  const discord = discordApp();
+  // The faces of the rolls below, in the order they are made.
+  const faces = [10, 4, 9, 8, 7, 3, 1, 2, 6, 8, 3, 5, 5, 2, 6, 1, 5, 7, 15];
+  const source = scripted(faces);
+  let served: Served;
+  beforeAll(async () => {
+    served = await serve(discord, {}, { random: source });
+  });
+  afterAll(() => served?.app.close());
+
+  /** Rolls `formula` through the endpoint; the message, and the signed receipt its link names. */
+  const rolled = async (formula: string) => {
+    const answer = await served.said(slashCommand('roll', { formula }));
+    expect(answer.embeds).toHaveLength(1);
+    const stored = await served.app.inject({
+      method: 'GET',
+      url: `/v1/rolls/${receiptIdOf(answer.content)}`,
+    });
+    expect(stored.statusCode).toBe(200);
+    const receipt = stored.json() as {
+      id: string;
+      roll: { total: number; dice: Array<{ results: number[]; keptFlags: boolean[] }> };
+    };
+    const embed = answer.embeds[0]!;
+    // The title links to the receipt, whose total the embed says.
+    expect(embed.url).toBe(`${PUBLIC_URL}/v1/rolls/${receipt.id}`);
+    expect(embed.title).toBe(formula);
+    return { ...answer, embed, receipt };
+  };
+
+  it('a World of Darkness pool: every die, its successes and failures, the 10 exploding', async () => {
+    const { content, embed, receipt } = await rolled('8d10>=8f1!>=10');
+    expect(content).toContain('`8d10>=8f1!>=10 [10✓!+4 9✓ 8✓ 7 3 1✗ 2 6] = 3 successes - 1 failure = 2`');
+    expect(content).toContain('Total **3 successes** − 1 failure = **2**');
+    expect(embed.description).toBe('Total **3 successes** − 1 failure = **2**');
+    expect(embed.fields).toEqual([
+      {
+        name: '8d10>=8f1!>=10',
+        value: '**10✓!+4** **9✓** **8✓** **7** **3** **1✗** **2** **6** → 3 successes, 1 failure',
+        inline: false,
+      },
+    ]);
+    expect(receipt.roll.total).toBe(2);
+  });
+
+  it('a Savage Worlds trait roll: trait die and wild die, both acing, the better one kept', async () => {
+    const { content, embed, receipt } = await rolled('{1d8!, 1d6!}kh1+1');
+    expect(content).toContain('`{1d8! [8!+3], 1d6! [5] dropped}kh1 + 1 = 12`');
+    expect(embed.description).toBe('Total **12**');
+    expect(embed.fields).toEqual([
+      { name: '1d8! in {…}kh1', value: '**8!+3** = 11', inline: true },
+      { name: '1d6! in {…}kh1', value: '~~5~~ → dropped', inline: true },
+    ]);
+    expect(receipt.roll.total).toBe(12);
+  });
+
+  it('an expression: (1d8+4)*2 reads with its parentheses and operators', async () => {
+    const { content, embed, receipt } = await rolled('(1d8+4)*2');
+    expect(content).toContain('`(1d8 [5] + 4) * 2 = 18`');
+    expect(embed.description).toBe('Total **18**');
+    expect(embed.fields).toEqual([{ name: '1d8', value: '**5** = 5', inline: true }]);
+    expect(receipt.roll.total).toBe(18);
+  });
+
+  it('4d6kh3: three dice kept in bold, the lowest struck through', async () => {
+    const { content, embed, receipt } = await rolled('4d6kh3');
+    expect(content).toContain('`4d6kh3 [2 6 (1) 5] = 13`');
+    expect(embed.fields).toEqual([{ name: '4d6kh3', value: '**2** **6** ~~1~~ **5** = 13', inline: true }]);
+    expect(receipt.roll.dice[0]).toMatchObject({
+      results: [2, 6, 1, 5],
+      keptFlags: [true, true, false, true],
+    });
+  });
+
+  it('2d20adv: the higher d20 kept, the roll said to be with advantage', async () => {
+    const { content, embed, receipt } = await rolled('2d20adv');
+    expect(content).toContain('`2d20adv [(7) 15] = 15 with advantage`');
+    expect(embed.description).toBe('Total **15** with advantage');
+    expect(embed.fields).toEqual([{ name: '2d20adv', value: '~~7~~ **15** = 15', inline: true }]);
+    expect(receipt.roll.total).toBe(15);
+    expect(source.remaining).toBe(0);
   });
 });
 
@@ -196,7 +288,11 @@ describe('POST /discord/interactions', () => {
       const receiptId = receiptIdOf(answer.content);
       const stored = await app.inject({ method: 'GET', url: `/v1/rolls/${receiptId}` });
       expect(stored.statusCode).toBe(200);
-      expect(stored.json()).toMatchObject({ request: { formula: '1d20+5' }, roll: { total: 25 } });
+      // Who rolled is signed into the receipt: the name the server shows.
+      expect(stored.json()).toMatchObject({
+        request: { formula: '1d20+5', by: 'Player' },
+        roll: { total: 25 },
+      });
       const verified = await app.inject({
         method: 'POST',
         url: '/v1/receipts/verify',
@@ -213,6 +309,39 @@ describe('POST /discord/interactions', () => {
       expect(answer.content).toContain('Note: \\*\\*sneak\\*\\* \\@everyone \\<\\@1\\>');
       expect(answer.content).toContain('Only you see this answer.');
       expect(answer.customIds).toEqual(['roll:p:2d6', 'odds:2d6']);
+      // The note is signed into the receipt as typed.
+      const stored = await app.inject({ method: 'GET', url: `/v1/rolls/${receiptIdOf(answer.content)}` });
+      expect(stored.json().request).toMatchObject({ by: 'Player', note: '**sneak** @everyone <@1>' });
+    });
+
+    it('signs the nickname a server shows as who rolled, else the display name, else the username', async () => {
+      const nicked = slashCommand('roll', { formula: '1d4' }, { user: '2200000000000000611' });
+      (nicked.member as Record<string, unknown>).nick = 'Mira the Bold';
+      const inDm = slashCommand('roll', { formula: '1d4' }, { user: '2200000000000000612', guild: false });
+      (inDm.user as Record<string, unknown>).global_name = null;
+      const byOf = async (interaction: Record<string, unknown>) => {
+        const answer = await served.said(interaction);
+        const stored = await app.inject({ method: 'GET', url: `/v1/rolls/${receiptIdOf(answer.content)}` });
+        return (stored.json() as { request: { by?: string } }).request.by;
+      };
+      expect(await byOf(nicked)).toBe('Mira the Bold');
+      expect(await byOf(inDm)).toBe('player');
+    });
+
+    it('rolls once per interaction: Discord sending the same one again gets the same roll', async () => {
+      const channel = { channel: '3300000000000000620', user: '2200000000000000620' };
+      await served.said(slashCommand('table', {}, channel, 'start'));
+      const interaction = slashCommand('roll', { formula: '1d20', note: 'once' }, channel);
+      const first = await served.said(interaction);
+      const again = await served.said(interaction);
+      expect(receiptIdOf(again.content)).toBe(receiptIdOf(first.content));
+      expect(again.content).toBe(first.content);
+      // The table's log holds the one roll.
+      const log = await served.said(slashCommand('table', {}, channel, 'log'));
+      expect(log.content).toMatch(/^This channel's table: 1 roll; the last 1:\n#1 /);
+      // Another interaction with the same formula is another roll.
+      const other = await served.said(slashCommand('roll', { formula: '1d20', note: 'once' }, channel));
+      expect(other.content).toContain('Table entry #2');
     });
 
     it("answers a formula error with the service's message, ephemerally", async () => {
@@ -261,7 +390,8 @@ describe('POST /discord/interactions', () => {
       const answer = await served.said(slashCommand('odds', { formula: '3d6', target: 15 }));
       expect(answer.ephemeral).toBe(false);
       expect(answer.content).toContain('3d6 → mean 10.5, sd 2.96, 3 to 18');
-      expect(answer.content).toContain('at least 15: 9.26%');
+      // The exact chances, from the stats operation's targets: 20 of 216 rolls, and 196 of 216.
+      expect(answer.content).toContain('; at least 15: 9.26%, at most 15: 95.37%`');
       const chart = chartOf(answer.content);
       expect(chart).toHaveLength(16);
       expect(chart[0]).toMatch(/^ 3 [▏▎▍▌▋▊▉] +0\.46%$/);
@@ -288,12 +418,18 @@ describe('POST /discord/interactions', () => {
       expect(button.content).toContain('2d6 → mean 7, sd 2.42, 2 to 12');
     });
 
-    it('says plainly that comparing with a second formula is not available yet', async () => {
-      const answer = await served.said(slashCommand('odds', { formula: '2d6', versus: '1d12' }));
-      expect(answer.content).toMatch(
-        /^Comparing with a second formula is not available on this fairdice yet\.\n/,
+    it('compares with a second formula exactly: higher, tie, lower', async () => {
+      const answer = await served.said(slashCommand('odds', { formula: '2d6', versus: '1d12', target: 7 }));
+      // P(2d6 > 1d12) = E[2d6 - 1]/12 = 1/2; a tie is 1/12, whatever 2d6 shows.
+      expect(answer.content.split('\n')[0]).toBe(
+        '`2d6 beats 1d12: 50.00%, ties 8.33% (loses 41.67%); 2d6 → mean 7, sd 2.42, 2 to 12; percentiles 5% 3, 25% 5, 50% 7, 75% 9, 95% 11; at least 7: 58.33%, at most 7: 58.33%`',
       );
-      expect(answer.content).toContain('2d6 → mean 7');
+      expect(chartOf(answer.content)).toHaveLength(11);
+      const refused = await served.said(slashCommand('odds', { formula: '2d6', versus: '1000d20' }));
+      expect(refused.ephemeral).toBe(true);
+      expect(refused.content).toMatch(
+        /^The exact odds of `2d6` against `1000d20` cost too much to compute: /,
+      );
     });
   });
 
@@ -343,7 +479,13 @@ describe('POST /discord/interactions', () => {
       expect(tableId).toBeDefined();
       expect(started.content).toContain(`<${PUBLIC_URL}/?table=${tableId}>`);
 
-      const first = await served.said(slashCommand('roll', { formula: '1d20' }, channel));
+      const first = await served.said(
+        slashCommand(
+          'roll',
+          { formula: '1d20', note: 'perception' },
+          { ...channel, user: '2200000000000000777' },
+        ),
+      );
       expect(first.content).toContain('Table entry #1, signed: [receipt]');
       const second = await served.said(buttonPress('roll:-:2d6', channel));
       expect(second.content).toContain('Table entry #2, signed');
@@ -356,14 +498,20 @@ describe('POST /discord/interactions', () => {
       const log = await served.said(slashCommand('table', {}, channel, 'log'));
       expect(log.ephemeral).toBe(true);
       expect(log.content).toMatch(
-        /^This channel's table: 2 rolls; the last 2:\n#1 <t:\d+:t> `1d20 \[20 crit\] = 20`\n#2 <t:\d+:t> `2d6 \[6 6\] = 12`\n/,
+        /^This channel's table: 2 rolls; the last 2:\n#1 <t:\d+:t> Player: `1d20 \[20 crit\] = 20` \(perception\)\n#2 <t:\d+:t> Player: `2d6 \[6 6\] = 12`\n/,
       );
       const rest = await app.inject({ method: 'GET', url: `/v1/tables/${tableId}/rolls` });
       expect(rest.json()).toMatchObject({ entries: 2 });
+      const head = rest.json().head as { entries: number; lastHash: string };
+      expect(head.entries).toBe(2);
 
       const verified = await served.said(slashCommand('table', {}, channel, 'verify'));
       expect(verified.ephemeral).toBe(false);
       expect(verified.content).toMatch(/^This channel's table checks out: all 2 rolls are signed/);
+      // The head it checked the log against, as any read of the log signs it.
+      expect(verified.content).toContain(
+        `\nSigned head: 2 entries, the last hashing to \`${head.lastHash.slice(0, 16)}…\`, signed <t:`,
+      );
 
       const report = await served.said(slashCommand('table', {}, channel, 'report'));
       expect(report).toMatchObject({
@@ -502,6 +650,97 @@ describeWithRedis('with REDIS_URL', (executable) => {
     );
     const verified = await served.said(slashCommand('table', {}, channel, 'verify'));
     expect(verified.content).toMatch(/^This channel's table checks out: all 2 rolls/);
+  });
+  it('counts commands per user in Redis, one budget across every instance', async () => {
+    // A second instance on the same Redis, with a budget of 3 commands a minute per user.
+    const limits = { redisUrl: redis.url, rateLimitMax: 3, rateLimitWindowMs: 60_000 };
+    const first = await serve(discord, limits);
+    const second = await serve(discord, limits);
+    try {
+      const erin = { user: '2200000000000000301' };
+      const frank = { user: '2200000000000000302' };
+      expect((await first.said(slashCommand('roll', { formula: '1d6' }, erin))).content).toContain('Total');
+      expect((await second.said(slashCommand('roll', { formula: '1d6' }, erin))).content).toContain('Total');
+      expect((await first.said(slashCommand('roll', { formula: '1d6' }, erin))).content).toContain('Total');
+      // The fourth, on either instance, is over the one budget.
+      const refused = await second.said(slashCommand('roll', { formula: '1d6' }, erin));
+      expect(refused.ephemeral).toBe(true);
+      expect(refused.content).toMatch(
+        /^You are sending commands faster than this fairdice allows: try again in (5\d|60) seconds\.$/,
+      );
+      expect((await first.said(slashCommand('roll', { formula: '1d6' }, frank))).content).toContain('Total');
+      // The count is Redis's, under the request limit's prefix and the budget's name.
+      const probe = new Redis(redis.url);
+      try {
+        const key = `${REDIS_KEY_PREFIX}${DISCORD_BUDGETS.commands}discord-user:${erin.user}`;
+        expect(await probe.get(key)).toBe('4');
+        expect(await probe.pttl(key)).toBeGreaterThan(0);
+      } finally {
+        probe.disconnect();
+      }
+    } finally {
+      await first.app.close();
+      await second.app.close();
+    }
+  });
+
+  it("counts a channel's table operations in Redis, whichever instance and user they reach", async () => {
+    const limits = { redisUrl: redis.url, rateLimitMax: 3, rateLimitWindowMs: 60_000 };
+    const first = await serve(discord, limits);
+    const second = await serve(discord, limits);
+    try {
+      const channel = '3300000000000000777';
+      const from = (n: number) => ({ channel, user: `220000000000000040${n}` });
+      await first.said(slashCommand('table', {}, from(1), 'start'));
+      expect((await second.said(slashCommand('roll', { formula: '1d6' }, from(2)))).content).toContain(
+        'Table entry #1',
+      );
+      await first.said(slashCommand('table', {}, from(3), 'log'));
+      const refused = await second.said(slashCommand('table', {}, from(4), 'verify'));
+      expect(refused.content).toMatch(
+        /^This channel's table is taking commands faster than this fairdice allows: try again in \d+ seconds?\.$/,
+      );
+    } finally {
+      await first.app.close();
+      await second.app.close();
+    }
+  });
+});
+
+describe('fair turns per Discord user', () => {
+  it("takes each verified interaction's turn as its user's, and none for a request that fails the check", async () => {
+    const discord = discordApp();
+    const keys: string[] = [];
+    const served = await serve(
+      discord,
+      {},
+      {
+        takeTurn: (key, proceed) => {
+          keys.push(key);
+          proceed();
+        },
+      },
+    );
+    try {
+      await served.said(slashCommand('roll', { formula: '1d6' }, { user: '2200000000000000501' }));
+      await served.said(
+        slashCommand('roll', { formula: '1d6' }, { user: '2200000000000000502', guild: false }),
+      );
+      await served.said(buttonPress('roll:-:1d6', { user: '2200000000000000501' }));
+      expect(keys).toEqual([
+        'discord-user:2200000000000000501',
+        'discord-user:2200000000000000502',
+        'discord-user:2200000000000000501',
+      ]);
+      // A forged request is refused before any turn; another route's request takes its address's.
+      const body = JSON.stringify(ping());
+      const forged = await served.send(body, { ...discordApp().headers(body) });
+      expect(forged.status).toBe(401);
+      await served.app.inject({ method: 'GET', url: '/v1/health' });
+      expect(keys.slice(3)).toEqual(['127.0.0.1']);
+    } finally {
+      await served.app.close();
+    }
   });
 });
 

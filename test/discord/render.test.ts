@@ -1,5 +1,6 @@
 // The text of fairdice's Discord messages: within Discord's limits whatever the roll, user text
 // shown as text, the odds chart's rows adding up, and the buttons' custom ids read back.
+import type { APIEmbed } from 'discord-api-types/v10';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buttonOf, CUSTOM_ID_MAX_LENGTH, customIdOf } from '../../src/discord/commands.js';
@@ -8,11 +9,12 @@ import {
   chartRows,
   escapeMarkdown,
   fitContent,
+  headText,
   MESSAGE_LIMITS,
-  rollContent,
+  rollMessage,
 } from '../../src/discord/render.js';
 import { roll } from '../../src/roll/roll.js';
-import { maxSource } from '../support/sources.js';
+import { maxSource, scripted } from '../support/sources.js';
 
 const links = { base: 'https://dice.example.com' };
 
@@ -28,13 +30,52 @@ describe('fitContent', () => {
   });
 });
 
+/** The characters of an embed that count against Discord's 6,000. */
+const embedCharacters = (embed: APIEmbed): number =>
+  (embed.title?.length ?? 0) +
+  (embed.description?.length ?? 0) +
+  (embed.fields ?? []).reduce((sum, field) => sum + field.name.length + field.value.length, 0);
+
 describe('a roll message', () => {
-  it('stays within the limit for the largest rolls', () => {
+  it('stays within the limits for the largest rolls: content, embed, fields', () => {
     const many = Array.from({ length: 40 }, () => '25d6').join('+');
     const rolled = roll({ formula: many }, { random: maxSource() });
-    const content = rollContent({ roll: rolled, note: 'n'.repeat(200), private: true, links });
+    const { content, embed } = rollMessage({ roll: rolled, note: 'n'.repeat(200), private: true, links });
     expect(content.length).toBeLessThanOrEqual(MESSAGE_LIMITS.content);
     expect(content).toContain(`Total **${6 * 1000}**`);
+    expect(embed.description).toBe(`Total **${6 * 1000}**`);
+    expect(embedCharacters(embed)).toBeLessThanOrEqual(MESSAGE_LIMITS.embedCharacters);
+    const fields = embed.fields ?? [];
+    expect(fields.length).toBe(MESSAGE_LIMITS.fieldsPerEmbed);
+    for (const field of fields) expect(field.value.length).toBeLessThanOrEqual(1_024);
+    // The first terms show all 25 dice; the last field says how many terms did not fit.
+    expect(fields[0]).toEqual({
+      name: '25d6',
+      value: `${Array(25).fill('**6**').join(' ')} = 150`,
+      inline: false,
+    });
+    expect(fields.at(-1)).toEqual({ name: `… ${40 - 24} more terms`, value: 'every die is in the receipt' });
+  });
+
+  it('lists as many dice of one huge term as fit, and says how many more', () => {
+    const rolled = roll({ formula: '1000d6' }, { random: maxSource() });
+    const { embed } = rollMessage({ roll: rolled, private: false, links });
+    const field = embed.fields![0]!;
+    expect(field.value.length).toBeLessThanOrEqual(1_024);
+    const shown = field.value.match(/\*\*6\*\*/g)!.length;
+    expect(field.value).toMatch(new RegExp(`… ${1000 - shown} more = 6000$`));
+    expect(shown).toBeGreaterThan(150);
+  });
+
+  it('draws Fate dice as their faces, strikes a throw rerolled away, and names a subtracted term', () => {
+    const rolled = roll({ formula: '4dF+1d20r1-1d4' }, { random: scripted([3, 1, 2, 3, 1, 20, 4]) });
+    const { embed } = rollMessage({ roll: rolled, private: false, links });
+    expect(embed.fields).toEqual([
+      { name: '4dF', value: '**⊞** **⊟** **☐** **⊞** = 1', inline: true },
+      { name: '1d20r1', value: '~~1~~→**20 crit** = 20', inline: true },
+      { name: '−1d4', value: '**4** = -4', inline: true },
+    ]);
+    expect(embed.description).toBe('Total **17**');
   });
 
   it('shows a note as text: no markdown, no mention, one line', () => {
@@ -106,5 +147,19 @@ describe('formulaChoices', () => {
     }
     expect(formulaChoices('d20 to hit', 1000)[0]!.name).toMatch(/^d20 to hit ⚠ /);
     expect(formulaChoices('2000d6', 1000)[0]!.name).toMatch(/^2000d6 ⚠ /);
+  });
+});
+
+describe('a signed head', () => {
+  it('names the signed head: entries, last hash, time in the reader’s zone, key', () => {
+    const head = {
+      entries: 3,
+      lastHash: 'ab'.repeat(32),
+      time: '2026-11-28T04:00:00.000Z',
+      kid: 'k'.repeat(43),
+    };
+    expect(headText(head)).toBe(
+      `Signed head: 3 entries, the last hashing to \`${'ab'.repeat(8)}…\`, signed <t:${Date.parse(head.time) / 1000}:f> with key \`${'k'.repeat(12)}…\`.`,
+    );
   });
 });

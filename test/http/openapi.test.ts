@@ -261,6 +261,7 @@ describe('GET /openapi.json', () => {
       'POST /v1/roll',
       'POST /v1/roll/batch',
       'POST /v1/stats',
+      'POST /v1/stats/batch',
       'POST /v1/tables',
     ]);
     for (const [name, op] of Object.entries(OPERATIONS)) {
@@ -474,6 +475,7 @@ describe('an operation is one entry of the table', () => {
       '/v1/roll/batch',
       '/v1/rolls/{rollId}',
       '/v1/stats',
+      '/v1/stats/batch',
       '/v1/tables',
       '/v1/tables/{id}/events',
       '/v1/tables/{id}/rolls',

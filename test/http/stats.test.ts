@@ -112,6 +112,83 @@ describe('tRPC and the document', () => {
   });
 });
 
+describe('targets, versus and several formulas (docs/stats.md#opposed-rolls-versus)', () => {
+  it('GET takes targets as a comma-separated list and versus as a formula', async () => {
+    const response = await app.inject({
+      method: 'GET',
+      url: '/v1/stats?formula=1d20%2B7&versus=1d20%2B5&versusAdvantage=disadvantage&targets=15,20',
+    });
+    expect(response.statusCode).toBe(200);
+    const body = response.json();
+    expect(body).toEqual(
+      distribution({
+        formula: '1d20+7',
+        targets: [15, 20],
+        versus: { formula: '1d20+5', advantage: 'disadvantage' },
+      }),
+    );
+    expect(body.versus.advantageState).toBe('disadvantage');
+    expect(body.targets.map((t: { total: number }) => t.total)).toEqual([15, 20]);
+    // Another question of the same formula is another answer, with another validator.
+    const plain = await app.inject({ method: 'GET', url: '/v1/stats?formula=1d20%2B7' });
+    expect(plain.headers.etag).not.toBe(response.headers.etag);
+    expect(plain.json().versus).toBeUndefined();
+  });
+
+  it('POST takes an opposing RollRequest with its own bonuses and tags', async () => {
+    const request = {
+      formula: '1d20+7',
+      targets: [15],
+      versus: { formula: '1d20+3 fire', bonuses: ['1d4'], tags: ['fire'], advantage: 'advantage' },
+    } as const;
+    const response = await app.inject({ method: 'POST', url: '/v1/stats', payload: request });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual(distribution(request));
+  });
+
+  it('POST /v1/stats/batch answers each request in order; over the budget together, too_complex', async () => {
+    const requests = [{ formula: '2d6+3' }, { formula: '1d12+4', versus: { formula: '2d6+3' } }];
+    const response = await app.inject({ method: 'POST', url: '/v1/stats/batch', payload: { requests } });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ results: requests.map((r) => distribution(r)) });
+    const heavy = Array.from({ length: 5 }, () => ({ formula: '1000d6', versus: { formula: '1000d6' } }));
+    const refused = await app.inject({
+      method: 'POST',
+      url: '/v1/stats/batch',
+      payload: { requests: heavy },
+    });
+    expectError(refused, 400, 'too_complex');
+    const tooMany = await app.inject({
+      method: 'POST',
+      url: '/v1/stats/batch',
+      payload: { requests: Array.from({ length: 6 }, () => ({ formula: '1d6' })) },
+    });
+    expectError(tooMany, 400, 'invalid_request');
+  });
+
+  it('tRPC: statsBatch and stats with versus answer the same', async () => {
+    const requests = [{ formula: '3d6' }, { formula: '4d6kh3', targets: [12] }];
+    const batch = await app.inject({ method: 'POST', url: '/trpc/statsBatch', payload: { requests } });
+    expect(batch.statusCode).toBe(200);
+    expect(batch.json().result.data).toEqual({ results: requests.map((r) => distribution(r)) });
+    const input = encodeURIComponent(JSON.stringify({ formula: '3d6', versus: '2d8', targets: '10' }));
+    const one = await app.inject({ method: 'GET', url: `/trpc/stats?input=${input}` });
+    expect(one.json().result.data).toEqual(
+      distribution({ formula: '3d6', versus: { formula: '2d8' }, targets: [10] }),
+    );
+  });
+
+  it('the document has the batch operation and complete examples', async () => {
+    const document = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    expect(Object.keys(document.paths['/v1/stats/batch'])).toEqual(['post']);
+    const example = document.components.schemas.StatsResponse.example;
+    expect(example).toEqual(
+      distribution({ formula: '1d20+7', targets: [15, 20], versus: { formula: '1d20+5' } }),
+    );
+    expect(document.components.schemas.StatsBatchResponse.example.results).toHaveLength(2);
+  });
+});
+
 describe('off the event loop', () => {
   it('a roll is answered while a distribution is being computed', async () => {
     const base = await listen(await makeApp());

@@ -128,6 +128,21 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     expect(content?.text).toContain('at least 10: 16.67%');
   });
 
+  it('takes versus and targets: the opposed roll in one quotable line, the exact answer as structuredContent', async () => {
+    const client = await connect(base);
+    const result = (await client.callTool({
+      name: 'stats',
+      arguments: { formula: '1d20+7', versus: { formula: '1d20+5' }, targets: [15] },
+    })) as CallToolResult;
+    expect(result.isError).toBeFalsy();
+    const structured = result.structuredContent as { versus: { greaterExact: string }; targets: unknown[] };
+    expect(structured.versus.greaterExact).toBe('229/400');
+    expect(structured.targets).toHaveLength(1);
+    const [content] = result.content as { type: string; text: string }[];
+    expect(content?.text).toMatch(/^1d20\+7 beats 1d20\+5: 57\.25%, ties 4\.50%/);
+    expect(content?.text).toContain('at least 15: 65.00%, at most 15: 40.00%');
+  });
+
   it('rolls: one line for the model, the REST response as structuredContent', async () => {
     const client = await connect(base);
     const result = (await client.callTool({

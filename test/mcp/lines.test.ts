@@ -115,3 +115,14 @@ describe('the lines of tables and receipts', () => {
     );
   });
 });
+
+describe('who, why and replays in a line', () => {
+  it('names who rolled first, what for after the roll, and says when an answer is replayed', () => {
+    const request = { formula: '1d20+5', by: 'Mira', note: 'attack on the ogre' };
+    const rolled = roll(request, { random: scripted([14]) });
+    expect(rollLine(rolled, request)).toBe('Mira: 1d20 [14] + 5 = 19 (for: attack on the ogre)');
+    expect(rollLine({ ...rolled, replayed: true }, undefined)).toBe(
+      '1d20 [14] + 5 = 19 (the first answer to this idempotencyKey again: nothing was rolled now)',
+    );
+  });
+});

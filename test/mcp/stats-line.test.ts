@@ -62,3 +62,19 @@ describe('the stats line', () => {
     expect(percentOf(0.5)).toBe('50.00%');
   });
 });
+
+describe('the stats line with versus and targets (docs/mcp.md)', () => {
+  it('puts the opposed roll first, exact as the engine counts it, and each target after', async () => {
+    const { distribution } = await import('../../src/stats/distribution.js');
+    const answer = distribution({ formula: '1d20+7', targets: [15], versus: { formula: '1d20+5' } });
+    const line = statsLine(answer, {});
+    // 229 of the 400 pairs beat, 18 tie, 153 lose (counted in test/stats/odds.test.ts).
+    expect(line).toMatch(
+      /^1d20\+7 beats 1d20\+5: 57\.25%, ties 4\.50% \(loses 38\.25%\); 1d20\+7 → mean 17\.5/,
+    );
+    expect(line).toMatch(/; at least 15: 65\.00%, at most 15: 40\.00%$/);
+    const advantaged = distribution({ formula: '1d20', versus: { formula: '1d20', advantage: 'advantage' } });
+    // P(a > max(b1, b2)) = sum over v of (2v - 1)/400 * (20 - v)/20 = 2470/8000; a tie is 1/20.
+    expect(statsLine(advantaged, {})).toMatch(/^1d20 beats 1d20 with advantage: 30\.88%, ties 5\.00%/);
+  });
+});

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   formatStatsBench,
   STATS_EXPRESSION_FORMULAS,
+  STATS_QUESTIONS,
   STATS_TARGET_FORMULAS,
   statsRow,
 } from '../../scripts/bench-stats.js';
@@ -35,6 +36,14 @@ describe('bench:stats', () => {
       '6d10>=8f1',
     ]);
     expect(STATS_EXPRESSION_FORMULAS).toEqual(['(1d8+4)*2', '{1d20+5,1d20+3}kh1', '2d10/d20']);
+    // Every question of docs/stats.md: versus, targets, moments below the depth, a batch of 5.
+    const asked = STATS_QUESTIONS.flatMap((q) => q.requests);
+    expect(asked.some((r) => r.versus !== undefined)).toBe(true);
+    expect(asked.some((r) => r.targets?.length === 20)).toBe(true);
+    expect(asked.some((r) => r.depth !== undefined && r.formula.includes('!'))).toBe(true);
+    expect(STATS_QUESTIONS.some((q) => q.requests.length === 5)).toBe(true);
+    // Labels fit the report's column.
+    for (const q of STATS_QUESTIONS) expect(q.label.length).toBeLessThanOrEqual(20);
     const text = formatStatsBench(
       [statsRow('4d6kh3', [0.1], [40]), statsRow('8d6!', [8], [50]), statsRow('1000d6', [300], null)],
       100_000,

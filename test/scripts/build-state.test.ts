@@ -28,9 +28,9 @@ const FAKE_BUILD = `
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 appendFileSync('builds.log', 'built\\n');
 if (process.env.FAIL_BUILD) process.exit(1);
-for (const dir of ['dist/page', 'packages/client/dist']) mkdirSync(dir, { recursive: true });
+for (const dir of ['dist/page', 'dist/reference', 'packages/client/dist']) mkdirSync(dir, { recursive: true });
 writeFileSync('dist/server.js', "console.log('serving');\\n");
-for (const file of ['dist/cli.js', 'dist/index.js', 'dist/page/index.html', 'packages/client/dist/index.js']) {
+for (const file of ['dist/cli.js', 'dist/index.js', 'dist/page/index.html', 'dist/reference/reference.json', 'packages/client/dist/index.js']) {
   writeFileSync(file, '');
 }
 `;

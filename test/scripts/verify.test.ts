@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { GENESIS_PREV, receiptHashSync } from '../../src/store/chain.js';
 import { loadSigningKeys, type SigningKeys } from '../../src/trust/keys.js';
-import { signReceipt } from '../../src/trust/sign.js';
+import { signHead, signReceipt } from '../../src/trust/sign.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const script = join(root, 'scripts', 'verify.ts');
@@ -90,6 +90,34 @@ describe('npm run verify', () => {
     const hidden = await verify(save('hidden.json', { rolls: [entries[0], entries[2]] }), '--jwks', jwksFile);
     expect(hidden.code).toBe(1);
     expect(hidden.stdout).toMatch(/^invalid: entry 2/);
+
+    // The log's last entry cut, while the file still carries the head of the whole log: invalid,
+    // with how many entries the head promises and how many the log has (docs/trust.md#signed-heads).
+    const head = signHead(keys, { table: 'tableidtableidtableid', entries: 3, lastHash: prev });
+    const withHead = await verify(
+      save('headed.json', { entries: 3, rolls: entries, head }),
+      '--jwks',
+      jwksFile,
+    );
+    expect(withHead.code).toBe(0);
+    expect(withHead.stdout).toMatch(
+      /^valid: a chain of 3 signed entries, none missing or altered, as long as its signed head promises \(3\)/,
+    );
+    const cut = await verify(
+      save('cut.json', { entries: 3, rolls: entries.slice(0, 2), head }),
+      '--jwks',
+      jwksFile,
+    );
+    expect(cut.code).toBe(1);
+    expect(cut.stdout).toBe(
+      'invalid: entry 3: the head promises 3 entries but the log has 2: entries were cut from its end\n',
+    );
+    // A head kept from an earlier read (--head) holds a log to it even when the file has none.
+    const bare = save('bare.json', { rolls: entries.slice(0, 2) });
+    expect((await verify(bare, '--jwks', jwksFile)).code).toBe(0);
+    const held = await verify(bare, '--head', save('head.json', head), '--jwks', jwksFile);
+    expect(held.code).toBe(1);
+    expect(held.stdout).toMatch(/the head promises 3 entries but the log has 2/);
   });
 
   it('exits 2 with the usage when it cannot check', async () => {

@@ -4,6 +4,7 @@
 // (the shapes of discord-api-types and Discord's limits on a message).
 import { generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
 import {
+  type APIEmbed,
   type APIInteractionResponse,
   ApplicationCommandOptionType,
   ApplicationCommandType,
@@ -255,13 +256,23 @@ export function expectResponse(body: unknown): APIInteractionResponse {
   return response;
 }
 
-/** The content and flags of a message answer. */
-export function messageOf(body: unknown): { content: string; ephemeral: boolean; customIds: string[] } {
+/** The content, embeds and flags of a message answer. */
+export function messageOf(body: unknown): {
+  content: string;
+  embeds: APIEmbed[];
+  ephemeral: boolean;
+  customIds: string[];
+} {
   const response = expectResponse(body);
   if (response.type !== InteractionResponseType.ChannelMessageWithSource) throw new Error('not a message');
   const data = response.data ?? {};
   const customIds = (data.components ?? []).flatMap((row) =>
     (row as { components: Array<{ custom_id?: string }> }).components.map((button) => button.custom_id ?? ''),
   );
-  return { content: data.content ?? '', ephemeral: data.flags === MessageFlags.Ephemeral, customIds };
+  return {
+    content: data.content ?? '',
+    embeds: data.embeds ?? [],
+    ephemeral: data.flags === MessageFlags.Ephemeral,
+    customIds,
+  };
 }

@@ -32,6 +32,8 @@ export interface SendOptions {
   headers?: Record<string, string>;
   /** Written one by one: chunked transfer encoding unless a content-length header is set. */
   chunks?: string[];
+  /** The client's own address (any of 127.0.0.0/8 on loopback): another client, as a server sees it. */
+  localAddress?: string;
 }
 
 /** One request on its own connection (no keep-alive agent). `base` is `http://host:port`. */
@@ -40,6 +42,7 @@ export function send(base: string, options: SendOptions): Promise<Answer> {
     method: options.method ?? 'GET',
     agent: false,
     headers: { connection: 'close', ...options.headers },
+    ...(options.localAddress === undefined ? {} : { localAddress: options.localAddress }),
   });
   const answer = collect(req);
   for (const chunk of options.chunks ?? []) req.write(chunk);
@@ -58,10 +61,11 @@ export interface HeldRoll {
   finish(): void;
 }
 
-export function holdRoll(port: number, formula = '2d6'): HeldRoll {
+export function holdRoll(port: number, formula = '2d6', localAddress?: string): HeldRoll {
   const req = httpRequest({
     host: '127.0.0.1',
     port,
+    ...(localAddress === undefined ? {} : { localAddress }),
     method: 'POST',
     path: '/v1/roll',
     agent: false,

@@ -2,32 +2,19 @@
 // the service must survive (killed, restarted, stalled) and guaranteed clean-up.
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
 import { describe, it } from 'vitest';
 import { hasExited, trackChild } from './children.js';
+import { findExecutable } from './executables.js';
 import { freePort } from './http.js';
 import { sleep } from './wait.js';
 
 const READY_TIMEOUT_MS = 10_000;
 const STOP_TIMEOUT_MS = 5_000;
 
-/** The redis-server executable on PATH, or undefined when it is not installed. */
-function findRedisServer(): string | undefined {
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    if (dir === '') continue;
-    const candidate = join(dir, 'redis-server');
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not in this directory
-    }
-  }
-  return undefined;
-}
+/** The redis-server executable, or undefined when it is not installed. */
+const findRedisServer = (): string | undefined => findExecutable('redis-server');
 
 export interface RedisServer {
   readonly port: number;

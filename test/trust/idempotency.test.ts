@@ -9,7 +9,8 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config.js';
 import type { Jwks, Receipt, TableHead } from '../../src/trust/receipt.js';
-import { expectError, makeApp } from '../support/app.js';
+import { expectError, listen, makeApp } from '../support/app.js';
+import { openEvents } from '../support/events.js';
 import { describeWithRedis, type RedisServer, startRedis } from '../support/redis.js';
 
 const tempDir = () => mkdtempSync(join(tmpdir(), 'fairdice-idempotency-'));
@@ -240,6 +241,36 @@ describe('signed heads (SQLite)', () => {
       400,
       'invalid_request',
     );
+  });
+});
+
+describe('signed heads on the event stream', () => {
+  it('sends after each entry the signed head of the log up to it, and one on connecting', async () => {
+    const app = await makeApp({ dataDir: tempDir() });
+    try {
+      const base = await listen(app);
+      const jwks = (await app.inject({ url: '/.well-known/jwks.json' })).json() as Jwks;
+      const table = await createTable(app);
+      await rollAt(app, { formula: '1d4', table });
+      const stream = await openEvents(base, `/v1/tables/${table}/events`);
+      // The catch-up (entry 1), then its head.
+      const [caughtUp] = await stream.waitFor(1, undefined, 'head');
+      await rollAt(app, { formula: '1d6', table, by: 'Mira' });
+      const heads = await stream.waitFor(2, undefined, 'head');
+      stream.close();
+      expect(stream.events.map((event) => event.event)).toEqual(['roll', 'head', 'roll', 'head']);
+      const rolls = stream.events
+        .filter((event) => event.event === 'roll')
+        .map((event) => JSON.parse(event.data) as Receipt);
+      expect(rolls[1]!.request.by).toBe('Mira');
+      const last = JSON.parse(heads[1]!.data) as TableHead;
+      expect(JSON.parse(caughtUp!.data)).toMatchObject({ table, entries: 1 });
+      expect(last).toMatchObject({ table, entries: 2 });
+      expect(await verifyChain(rolls, jwks, last)).toEqual({ valid: true, entries: 2 });
+      expect(await verifyChain(rolls.slice(0, 1), jwks, last)).toMatchObject({ valid: false, seq: 2 });
+    } finally {
+      await app.close();
+    }
   });
 });
 

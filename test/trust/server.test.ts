@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { verifyChain } from '@fairdice/client/verify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Jwks, Receipt } from '../../src/trust/receipt.js';
+import type { Jwks, Receipt, TableHead } from '../../src/trust/receipt.js';
 import { openEvents } from '../support/events.js';
 import { freePort, send } from '../support/http.js';
 import { describeWithRedis, type RedisServer, startRedis } from '../support/redis.js';
@@ -91,6 +91,57 @@ describe('SQLite store across a crash of the service', () => {
     const jwks = (await call(second.base, 'GET', '/.well-known/jwks.json')).json as unknown as Jwks;
     expect(await verifyChain(log.rolls, jwks)).toEqual({ valid: true, entries: 3 });
   });
+});
+
+describe('SQLite store: heads and idempotency keys across SIGKILL', () => {
+  it('after 200 rolls and a kill right after an acknowledged one, the log verifies against the last head and the key replays', async () => {
+    const env = { DATA_DIR: join(dir, 'durable'), SIGNING_KEY_FILE: keyFile(0o600) };
+    const first = await serve(env);
+    const table = (await call(first.base, 'POST', '/v1/tables')).json.id as string;
+    const rollWithKey = (base: string, key: string) =>
+      send(base, {
+        method: 'POST',
+        path: '/v1/roll',
+        headers: { 'content-type': 'application/json', 'idempotency-key': key },
+        chunks: [JSON.stringify({ formula: '1d20', table, by: 'Mira' })],
+      });
+    // Bounded: 200 rolls, 8 at a time.
+    for (let start = 0; start < 200; start += 8) {
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => rollWithKey(first.base, `roll-${start + i}`)),
+      );
+      expect(answers.map((answer) => answer.status)).toEqual(Array(8).fill(200));
+    }
+    const held = (await call(first.base, 'GET', `/v1/tables/${table}/rolls?limit=1`)).json.head as TableHead;
+    expect(held.entries).toBe(200);
+    const last = await rollWithKey(first.base, 'the-last');
+    expect(last.status).toBe(200);
+    first.server.child.kill('SIGKILL');
+    await first.server.exited();
+
+    const second = await serve(env);
+    const rolls: Receipt[] = [];
+    let head: TableHead | undefined;
+    for (let after = 0; ; after += 100) {
+      const page = (await call(second.base, 'GET', `/v1/tables/${table}/rolls?after=${after}`)).json as {
+        rolls: Receipt[];
+        head: TableHead;
+      };
+      rolls.push(...page.rolls);
+      head = page.head;
+      if (page.rolls.length < 100) break;
+    }
+    const jwks = (await call(second.base, 'GET', '/.well-known/jwks.json')).json as unknown as Jwks;
+    // The acknowledged roll made it, and the log holds to the head held before the kill and to the new one.
+    expect(rolls.at(-1)).toEqual((JSON.parse(last.body) as { receipt: Receipt }).receipt);
+    expect(await verifyChain(rolls, jwks, held)).toEqual({ valid: true, entries: 201 });
+    expect(await verifyChain(rolls, jwks, head)).toEqual({ valid: true, entries: 201 });
+    // Its key survived too: the same request answers the same roll, and no entry is added.
+    const replayed = await rollWithKey(second.base, 'the-last');
+    expect(replayed.headers['idempotent-replayed']).toBe('true');
+    expect(replayed.body).toBe(last.body);
+    expect((await call(second.base, 'GET', `/v1/tables/${table}/rolls?limit=1`)).json.entries).toBe(201);
+  }, 120_000);
 });
 
 describeWithRedis('Redis store with real instances', (executable) => {

@@ -33,3 +33,9 @@ export const API_ERROR_CODES = [
 ] as const;
 
 export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
+
+/** /v1/stats: totals in `targets` at most (docs/stats.md#targets). */
+export const STATS_TARGETS_MAX = 20;
+
+/** /v1/stats/batch: requests in one batch at most, answered under one work budget. */
+export const STATS_BATCH_MAX = 5;

@@ -31,6 +31,8 @@ import {
   type RollQuery,
   type RollRequest,
   type RollResponse,
+  type StatsBatchRequest,
+  type StatsBatchResponse,
   type StatsQuery,
   type StatsRequest,
   type StatsResponse,
@@ -116,6 +118,8 @@ export type AppRouter = TRPCBuiltRouter<
     stats: TRPCQueryProcedure<{ input: StatsQuery; output: StatsResponse; meta: object }>;
     /** POST /v1/stats: the same, with bonuses and tags. */
     statsWith: TRPCMutationProcedure<{ input: StatsRequest; output: StatsResponse; meta: object }>;
+    /** POST /v1/stats/batch: up to 5 stats requests side by side, under one budget. */
+    statsBatch: TRPCMutationProcedure<{ input: StatsBatchRequest; output: StatsBatchResponse; meta: object }>;
   }
 >;
 
@@ -135,6 +139,9 @@ export interface DiceProcedures {
   health: { query(input?: undefined, options?: TRPCProcedureOptions): Promise<HealthResponse> };
   stats: { query(input: StatsQuery, options?: TRPCProcedureOptions): Promise<StatsResponse> };
   statsWith: { mutate(input: StatsRequest, options?: TRPCProcedureOptions): Promise<StatsResponse> };
+  statsBatch: {
+    mutate(input: StatsBatchRequest, options?: TRPCProcedureOptions): Promise<StatsBatchResponse>;
+  };
 }
 
 /**

@@ -11,13 +11,22 @@ export {
   type AdvantageState,
   API_ERROR_CODES,
   type ApiErrorCode,
+  STATS_BATCH_MAX,
+  STATS_TARGETS_MAX,
   TABLE_ID_PATTERN,
 } from './constants.js';
 export type { HealthResponse } from './shapes/health.js';
 export type { Ed25519Jwk, Jwks, Receipt, SignedRequest, VerifyResponse } from './shapes/receipt.js';
 export type { BatchRollResponse, RollResponse } from './shapes/response.js';
 export type { DieGroup, DieThrow, ExpressionNode, GroupItem, Roll } from './shapes/roll.js';
-export type { StatsOutcome, StatsResponse } from './shapes/stats.js';
+export type {
+  StatsBatchResponse,
+  StatsDistribution,
+  StatsOutcome,
+  StatsResponse,
+  StatsTarget,
+  StatsVersus,
+} from './shapes/stats.js';
 export type {
   ReportEntry,
   RevealEntry,
@@ -81,12 +90,29 @@ export interface BatchRollRequest {
 export interface StatsQuery extends Omit<RollQuery, 'receipt'> {
   /** Explosion extras listed per die, 0 to 100 (default: until the tail is below 1e-30). */
   depth?: number;
+  /** Up to 20 totals, comma-separated (`10,15,20`): the answer's `targets` gives P(total >= t) and P(total <= t). */
+  targets?: string;
+  /** An opposing formula B: the answer's `versus` gives P(A > B), P(A = B), P(A < B) and A - B. */
+  versus?: string;
+  /** The advantage state of `versus`. */
+  versusAdvantage?: AdvantageState;
 }
 
+/** A roll whose odds are asked: a RollRequest without its switches (receipt, table, by, note, idempotencyKey). */
+export type StatsRoll = Omit<RollRequest, 'receipt' | 'table' | 'by' | 'note' | 'idempotencyKey'>;
+
 /** The input of `statsWith` (POST /v1/stats): a RollRequest plus the explosion depth to list. */
-export interface StatsRequest
-  extends Omit<RollRequest, 'receipt' | 'table' | 'by' | 'note' | 'idempotencyKey'> {
+export interface StatsRequest extends StatsRoll {
   depth?: number;
+  /** Up to 20 totals: the answer's `targets` gives P(total >= t) and P(total <= t) for each. */
+  targets?: readonly number[];
+  /** An opposing roll B (its own advantage, bonuses and tags): the answer's `versus`. */
+  versus?: StatsRoll;
+}
+
+/** The input of `statsBatch` (POST /v1/stats/batch): up to 5 stats requests under one budget. */
+export interface StatsBatchRequest {
+  requests: readonly StatsRequest[];
 }
 
 /** The input of `tableRolls` (GET /v1/tables/{id}/rolls). */

@@ -28,6 +28,10 @@ const raw: RawResults = {
   http: {
     bareFastify: scenario('bareFastify', httpRounds([40_000, 30_000, 44_000], [1, 1, 1], [20, 20, 20])),
     rollGet: scenario('fairdice', httpRounds([24_000, 12_000, 22_000], [1.5, 2.5, 1.8], [30, 40, 38])),
+    rollGetMetrics: scenario(
+      'fairdiceMetrics',
+      httpRounds([24_000, 11_000, 22_880], [1.5, 2.5, 1.8], [30, 40, 40]),
+    ),
     bareSameAnswer: scenario(
       'bareFastifySameAnswer',
       httpRounds([30_000, 16_000, 20_000], [1, 2, 2], [24, 36, 38]),
@@ -72,6 +76,13 @@ describe('buildReport', () => {
     expect(report.ratios.rollGetVsTrpcToOpenapi).toBeCloseTo(4.4, 12); // 6, 3, 4.4
     expect(report.ratios.rollGetVsBareSameAnswer).toBeCloseTo(0.8, 12); // 0.8, 0.75, 1.1
     expect(report.ratios.rollGetCpuVsBareSameAnswer).toBeCloseTo(0.9, 12); // 0.8, 0.9, 1
+    // Metrics on over off, round by round: 1, 0.9167, 1.04.
+    expect(report.ratios.rollGetMetricsVsRollGet).toBe(1);
+    expect(report.targets.rollGetMetricsVsRollGet).toEqual({
+      target: '>= 0.95',
+      value: 1,
+      pass: true,
+    });
     // Informational: the reference carries no target.
     expect(report.targets.rollGetCpuVsBareSameAnswer).toBeUndefined();
     expect(report.ratios.engine4d6kh3VsRpgDiceRoller).toBe(6);

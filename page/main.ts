@@ -10,8 +10,9 @@ import {
 import { FormulaError, parseFormula, parseFragment } from '../src/formula/index.js';
 import { renderRoll, totalNote } from './dice-view.js';
 import { OddsView } from './odds.js';
+import { TableReportView } from './report.js';
 import { TableSession } from './table.js';
-import type { ApiErrorBody, RollResponse, StatsResponse } from './types.js';
+import type { ApiErrorBody, RollResponse, SealedRoll, StatsResponse } from './types.js';
 import './style.css';
 
 const byId = <T extends HTMLElement>(id: string): T => {
@@ -35,12 +36,13 @@ const diceTarget = byId('dice');
 const rollFailure = byId('roll-failure');
 const rollWait = byId('roll-wait');
 const rollButton = byId<HTMLButtonElement>('roll-button');
+const staleNote = byId('roll-stale');
 const oddsSection = byId('odds');
 const oddsFailure = byId('odds-failure');
 const tableSection = byId('table');
 
 /** What the server offers beyond rolling, read from its OpenAPI document. */
-const features = { stats: false, tables: false };
+const features = { stats: false, tables: false, sealed: false, report: false };
 
 /** The message the API would answer for this text, or undefined when it parses. */
 function formulaProblem(text: string): string | undefined {
@@ -56,7 +58,7 @@ function formulaProblem(text: string): string | undefined {
 type Bonus = number | string;
 
 /** The roll as written: its formula, its bonuses and the advantage it was rolled with. */
-function showTitle(description: RollDescription, bonuses: readonly Bonus[]): void {
+function showTitle(description: RollDescription, bonuses: readonly Bonus[], sealedSeq?: number): void {
   const code = (text: string) => {
     const node = document.createElement('code');
     node.textContent = text;
@@ -71,6 +73,8 @@ function showTitle(description: RollDescription, bonuses: readonly Bonus[]): voi
     });
   }
   if (description.advantage !== 'normal') parts.push(`, with ${description.advantage}`);
+  if (sealedSeq !== undefined)
+    parts.push(`, in secret (roll #${sealedSeq}: only you see it until you reveal it)`);
   rollTitle.replaceChildren(...parts);
 }
 
@@ -117,6 +121,14 @@ async function errorMessage(response: Response): Promise<string> {
   }
 }
 
+const report = new TableReportView({
+  button: byId<HTMLButtonElement>('table-report-button'),
+  target: byId('table-report'),
+  body: byId('table-report-body'),
+  status: byId('table-report-status'),
+});
+
+const secretInput = byId<HTMLInputElement>('secret');
 const table = new TableSession({
   status: byId('table-status'),
   chain: byId('table-chain'),
@@ -124,6 +136,11 @@ const table = new TableSession({
   idInput: byId<HTMLInputElement>('table-id'),
   head: byId('table-head'),
   headWarning: byId('table-head-warning'),
+  secretField: byId('secret-field'),
+  offers: features,
+  onJoin: (id) => {
+    if (features.report) report.follow(id);
+  },
 });
 
 const odds = new OddsView({
@@ -233,6 +250,7 @@ async function roll(): Promise<void> {
   const { bonuses, problem: bonusProblem } = readBonuses();
   showProblem(bonusesInput, bonusesError, bonusProblem);
   if (problem || bonusProblem) {
+    markStale('This formula was not rolled');
     (problem ? formulaInput : bonusesInput).focus();
     return;
   }
@@ -240,7 +258,10 @@ async function roll(): Promise<void> {
   const request: Record<string, unknown> = { formula };
   if (advantage !== 'normal') request.advantage = advantage;
   if (bonuses.length > 0) request.bonuses = bonuses;
-  const body = table.id && features.tables ? { ...request, table: table.id } : request;
+  const atTable = table.id !== undefined && features.tables;
+  // In secret: the table sees that it was rolled and what was asked; only this page sees the dice.
+  const sealed = atTable && features.sealed && secretInput.checked;
+  const body = atTable ? { ...request, table: table.id, ...(sealed ? { sealed: true } : {}) } : request;
   rollFailure.textContent = '';
   rollWait.hidden = true;
   const response = await fetch('/v1/roll', {
@@ -249,16 +270,19 @@ async function roll(): Promise<void> {
     body: JSON.stringify(body),
   });
   if (!response.ok) {
+    markStale('This roll was refused');
     rollFailure.textContent = await refusal(response);
     return;
   }
-  const answer = (await response.json()) as RollResponse;
+  const answer = (await response.json()) as RollResponse & { sealed?: SealedRoll };
+  markStale(undefined);
+  if (answer.sealed !== undefined) table.keepSealed(answer.sealed);
   const description = describeRoll(answer, {
     bonuses,
     advantage: advantage as DescribedRequest['advantage'],
   });
   result.hidden = false;
-  showTitle(description, bonuses);
+  showTitle(description, bonuses, answer.sealed?.entry.seq);
   renderRoll(diceTarget, description);
   totalOutput.textContent = String(answer.total);
   totalNoteText.textContent = totalNote(description);
@@ -276,6 +300,24 @@ async function roll(): Promise<void> {
 
 let rollsShown = 0;
 
+/**
+ * A roll asked for but not made (a formula error, a refusal, the rate limit) leaves the last roll
+ * on screen: it is marked as the earlier one, never read as the answer to this one. `why`
+ * undefined: the roll shown is current.
+ */
+function markStale(why: string | undefined): void {
+  if (why === undefined) {
+    delete result.dataset.stale;
+    staleNote.hidden = true;
+    staleNote.textContent = '';
+    return;
+  }
+  if (result.hidden) return;
+  result.dataset.stale = 'true';
+  staleNote.hidden = false;
+  staleNote.textContent = `${why}: the roll below is the one before.`;
+}
+
 byId('table-create').addEventListener('click', () => {
   void table.create();
 });
@@ -290,6 +332,8 @@ async function detectFeatures(): Promise<void> {
     const paths = ((await response.json()) as { paths?: Record<string, unknown> }).paths ?? {};
     features.stats = '/v1/stats' in paths;
     features.tables = '/v1/tables' in paths;
+    features.sealed = '/v1/tables/{id}/rolls/{seq}/reveal' in paths;
+    features.report = '/v1/tables/{id}/report' in paths;
   } catch {
     // Rolling still works; the other sections stay hidden.
   }

@@ -19,6 +19,7 @@ import { Trust } from '../../src/trust/service.js';
 import { listen } from '../support/app.js';
 import { seriousViolations } from '../support/axe.js';
 import { type Chromium, chromiumFor, launchChromium } from '../support/chromium.js';
+import { openReadyPage } from '../support/page-rolls.js';
 
 const runs = chromiumFor('the page table head browser test');
 
@@ -32,18 +33,7 @@ describe.skipIf(!runs)("a table's signed head in the page", () => {
   let context: BrowserContext;
   const consoleErrors: string[] = [];
 
-  async function openPage(url: string): Promise<Page> {
-    const page = await context.newPage();
-    page.on('console', (message) => {
-      if (message.type() === 'error') consoleErrors.push(message.text());
-    });
-    page.on('pageerror', (error) => {
-      consoleErrors.push(`page error: ${error.message}`);
-    });
-    await page.goto(url);
-    await page.locator('body[data-ready="true"]').waitFor();
-    return page;
-  }
+  const openPage = (url: string): Promise<Page> => openReadyPage(context, url, consoleErrors);
 
   async function roll(page: Page, formula: string): Promise<Receipt> {
     await page.locator('#formula').fill(formula);

@@ -23,6 +23,7 @@ import { uuidv7 } from '../../src/trust/uuid.js';
 import { listen } from '../support/app.js';
 import { seriousViolations } from '../support/axe.js';
 import { type Chromium, chromiumFor, launchChromium } from '../support/chromium.js';
+import { openReadyPage } from '../support/page-rolls.js';
 import { readRollText } from '../support/roll-text.js';
 
 const runs = chromiumFor('the page sealed rolls browser test');
@@ -40,18 +41,7 @@ describe.skipIf(!runs)('sealed rolls and their reveals in the page', () => {
   let context: BrowserContext;
   const consoleErrors: string[] = [];
 
-  async function openPage(url: string): Promise<Page> {
-    const page = await context.newPage();
-    page.on('console', (message) => {
-      if (message.type() === 'error') consoleErrors.push(message.text());
-    });
-    page.on('pageerror', (error) => {
-      consoleErrors.push(`page error: ${error.message}`);
-    });
-    await page.goto(url);
-    await page.locator('body[data-ready="true"]').waitFor();
-    return page;
-  }
+  const openPage = (url: string): Promise<Page> => openReadyPage(context, url, consoleErrors);
 
   /** A log entry other than a receipt, signed with the server's key as the service signs one. */
   function signEntry<T extends object>(

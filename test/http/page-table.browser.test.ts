@@ -15,6 +15,7 @@ import type { Receipt } from '../../src/trust/receipt.js';
 import { Trust } from '../../src/trust/service.js';
 import { listen } from '../support/app.js';
 import { type Chromium, chromiumFor, launchChromium } from '../support/chromium.js';
+import { openReadyPage } from '../support/page-rolls.js';
 import { readRollText } from '../support/roll-text.js';
 
 const runs = chromiumFor('the page table browser test');
@@ -33,18 +34,7 @@ describe.skipIf(!runs)('a table in the page, two browsers', () => {
   const requested: string[] = [];
   const consoleErrors: string[] = [];
 
-  async function openPage(url: string): Promise<Page> {
-    const page = await context.newPage();
-    page.on('console', (message) => {
-      if (message.type() === 'error') consoleErrors.push(message.text());
-    });
-    page.on('pageerror', (error) => {
-      consoleErrors.push(`page error: ${error.message}`);
-    });
-    await page.goto(url);
-    await page.locator('body[data-ready="true"]').waitFor();
-    return page;
-  }
+  const openPage = (url: string): Promise<Page> => openReadyPage(context, url, consoleErrors);
 
   const entries = (page: Page) =>
     page.locator('#table-log li.entry').evaluateAll((items) =>

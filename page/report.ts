@@ -97,17 +97,8 @@ export class TableReportView {
       coverage.append(
         ` The report reads at most the latest ${plural(covered.to - covered.from + 1, 'entry', 'entries')}.`,
       );
-    const tested =
-      test.z === null || test.pValue === null
-        ? `${test.name}: no roll could vary.`
-        : `${test.name}: z = ${test.z.toFixed(2)}, p = ${test.pValue.toPrecision(2)}.`;
-    const testLine = el(
-      'p',
-      'hint',
-      tested,
-      ' ',
-      link('/docs/trust', 'How it works'),
-    );
+    // The sentence names the test and its numbers; the coverage line says where it is explained.
+    coverage.append(' ', link('/docs/trust', 'How the report works'));
     const mean = el(
       'p',
       'overall',
@@ -134,7 +125,6 @@ export class TableReportView {
       verdict,
       mean,
       coverage,
-      testLine,
       ...(report.byRoller.length > 0 ? [heading('By roller'), rollers] : []),
       ...(report.rolls.length > 0 ? [heading('Roll by roll'), rolls] : []),
     );

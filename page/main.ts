@@ -129,6 +129,20 @@ const report = new TableReportView({
 });
 
 const secretInput = byId<HTMLInputElement>('secret');
+const byInput = byId<HTMLInputElement>('by');
+// The name is the player's: kept in this browser for the next visit (never sent but with a roll).
+try {
+  byInput.value = window.localStorage.getItem('fairdice.by') ?? '';
+} catch {
+  // Storage off: the name is asked again next visit.
+}
+byInput.addEventListener('change', () => {
+  try {
+    window.localStorage.setItem('fairdice.by', byInput.value.trim());
+  } catch {
+    // Storage off.
+  }
+});
 const table = new TableSession({
   status: byId('table-status'),
   chain: byId('table-chain'),
@@ -139,6 +153,7 @@ const table = new TableSession({
   secretField: byId('secret-field'),
   offers: features,
   onJoin: (id) => {
+    byId('by-field').hidden = false;
     if (features.report) report.follow(id);
   },
 });
@@ -261,7 +276,10 @@ async function roll(): Promise<void> {
   const atTable = table.id !== undefined && features.tables;
   // In secret: the table sees that it was rolled and what was asked; only this page sees the dice.
   const sealed = atTable && features.sealed && secretInput.checked;
-  const body = atTable ? { ...request, table: table.id, ...(sealed ? { sealed: true } : {}) } : request;
+  const by = byInput.value.trim();
+  const body = atTable
+    ? { ...request, table: table.id, ...(by === '' ? {} : { by }), ...(sealed ? { sealed: true } : {}) }
+    : request;
   rollFailure.textContent = '';
   rollWait.hidden = true;
   const response = await fetch('/v1/roll', {

@@ -132,8 +132,11 @@ describe.skipIf(!runs)('a table in the page, two browsers', () => {
     expect(await first.locator('#table-log li.entry[data-seq="1"] .by').count()).toBe(0);
     expect(await first.locator('#table-log li.entry[data-seq="3"] .why').textContent()).toMatch(/signature/);
 
-    // A later honest roll verifies again and its chain link holds.
+    // A later honest roll verifies again and its chain link holds; it carries the name given.
+    expect(await first.locator('#by-field').isVisible()).toBe(true);
+    await first.locator('#by').fill('Bea');
     const four = await roll(first, '1d4');
+    expect(four.request.by).toBe('Bea');
     await expect
       .poll(() => entries(second))
       .toEqual([
@@ -142,6 +145,7 @@ describe.skipIf(!runs)('a table in the page, two browsers', () => {
         { seq: 4, total: four.roll.total, valid: 'true', shown: `= ${four.roll.total}` },
       ]);
     expect(await second.locator('#table-chain').textContent()).toBe('');
+    expect(await second.locator('#table-log li.entry[data-seq="4"] .by').textContent()).toBe('Bea');
     const screenshots = mkdtempSync(join(tmpdir(), 'fairdice-table-shots-'));
     for (const [name, page] of [
       ['first', first],

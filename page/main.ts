@@ -274,15 +274,17 @@ async function roll(): Promise<void> {
   if (advantage !== 'normal') request.advantage = advantage;
   if (bonuses.length > 0) request.bonuses = bonuses;
   const atTable = table.id !== undefined && features.tables;
-  // In secret: the table sees that it was rolled and what was asked; only this page sees the dice.
-  const sealed = atTable && features.sealed && secretInput.checked;
   const by = byInput.value.trim();
-  const body = atTable
-    ? { ...request, table: table.id, ...(by === '' ? {} : { by }), ...(sealed ? { sealed: true } : {}) }
-    : request;
+  const labels = atTable && by !== '' ? { by } : {};
+  // In secret: the table's own roll operation, which alone rolls sealed (docs/trust.md#sealed-rolls):
+  // the table sees that it was rolled and what was asked; only this page gets the dice and the token.
+  const sealed = atTable && features.sealed && secretInput.checked;
+  const [path, body] = sealed
+    ? [`/v1/tables/${encodeURIComponent(table.id!)}/roll`, { ...request, ...labels, sealed: true }]
+    : ['/v1/roll', atTable ? { ...request, ...labels, table: table.id } : request];
   rollFailure.textContent = '';
   rollWait.hidden = true;
-  const response = await fetch('/v1/roll', {
+  const response = await fetch(path, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json' },
     body: JSON.stringify(body),
@@ -350,7 +352,7 @@ async function detectFeatures(): Promise<void> {
     const paths = ((await response.json()) as { paths?: Record<string, unknown> }).paths ?? {};
     features.stats = '/v1/stats' in paths;
     features.tables = '/v1/tables' in paths;
-    features.sealed = '/v1/tables/{id}/rolls/{seq}/reveal' in paths;
+    features.sealed = '/v1/tables/{id}/roll' in paths && '/v1/tables/{id}/rolls/{seq}/reveal' in paths;
     features.report = '/v1/tables/{id}/report' in paths;
   } catch {
     // Rolling still works; the other sections stay hidden.

@@ -96,6 +96,8 @@ export const LIMITS = {
   sseConnectionsPerAddress: 20,
   /** Entries one GET /v1/tables/{id}/rolls answer lists at most. */
   tableRollsPerPage: 100,
+  /** Entries a table's luck report reads at most: the last ones (docs/trust.md#how-lucky-the-night-was). */
+  tableReportEntries: 1_000,
   /** Characters of a table id: 144 random bits in base64url. */
   tableIdLength: 24,
   /** /v1/stats: outcomes listed at most (beyond: the summary only), and bytes of counts at most. */

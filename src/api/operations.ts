@@ -11,6 +11,7 @@ import { LIMITS } from '../limits.js';
 import { VERSION } from '../version.js';
 import type { DiceContext } from './context.js';
 import { idempotent } from './idempotency.js';
+import { tableReport } from './report.js';
 import {
   BatchRollRequestSchema,
   BatchRollResponseSchema,
@@ -41,6 +42,8 @@ import {
   JwksSchema,
   RollIdSchema,
   TableCreatedSchema,
+  TableReportQuerySchema,
+  TableReportSchema,
   TableRollsQuerySchema,
   TableRollsSchema,
   VerifyRequestSchema,
@@ -262,6 +265,24 @@ export const OPERATIONS = {
     description: `The entries with a sequence number above \`after\`, in order, at most ${LIMITS.tableRollsPerPage} at a time. New entries as they happen: GET /v1/tables/{id}/events (Server-Sent Events).`,
     errors: STORE_READ_ERRORS,
     run: (input, ctx) => tableRolls(input, ctx, LIMITS.tableRollsPerPage),
+  }),
+
+  tableReport: operation({
+    kind: 'query',
+    method: 'GET',
+    path: '/v1/tables/{id}/report',
+    input: TableReportQuerySchema,
+    output: TableReportSchema,
+    tags: ['tables'],
+    summary: 'How lucky the rolls of a table were',
+    description:
+      `Reads the last ${LIMITS.tableReportEntries} entries of a table's log at most (\`covered\` says which) and rates each roll by its exact mid-P percentile, ` +
+      'P(X < total) + P(X = total)/2 under the exact distribution of its own request (as a fraction in lowest terms and a double); ' +
+      'gives the mean per roller (`by`) and for the table, and the mid-P z-test of fair dice with its p-value and a sentence. ' +
+      'A sealed roll is rated once revealed; a formula the exact engine refuses is `not_rated` with the reason. ' +
+      'The distributions are charged to the stats budget like /v1/stats (docs/trust.md#how-lucky-the-night-was).',
+    errors: STORE_READ_ERRORS,
+    run: tableReport,
   }),
 
   storedRoll: operation({

@@ -5,7 +5,12 @@ import { z } from 'zod';
 import { LIMITS } from '../limits.js';
 import { UUIDV7_PATTERN } from '../trust/uuid.js';
 
-export { JwksSchema, TableRollsSchema, VerifyResultSchema } from '@fairdice/client/schemas';
+export {
+  JwksSchema,
+  TableReportSchema,
+  TableRollsSchema,
+  VerifyResultSchema,
+} from '@fairdice/client/schemas';
 
 /** The answer of POST /v1/tables, with this service's default limits in its example. */
 export const TableCreatedSchema = TableCreatedShape.meta({
@@ -38,6 +43,9 @@ export const TableRollsQuerySchema = z.strictObject({
     .optional()
     .meta({ description: `At most this many entries (default and maximum ${LIMITS.tableRollsPerPage}).` }),
 });
+
+/** The table a luck report reads (docs/trust.md#how-lucky-the-night-was). */
+export const TableReportQuerySchema = z.strictObject({ id: TableIdSchema });
 
 export const RollIdSchema = z.strictObject({
   rollId: z

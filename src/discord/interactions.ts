@@ -41,6 +41,7 @@ import {
   logContent,
   MESSAGE_LIMITS,
   oddsContent,
+  reportContent,
   rollMessage,
   tablePageUrl,
 } from './render.js';
@@ -403,8 +404,9 @@ async function table(sub: string, asker: Asker, setting: DiscordSetting): Promis
     });
   }
   if (sub === TABLE_SUBCOMMAND.verify) return verifyTable(record, trust, setting, now);
-  // The report of how lucky the rolls were plugs in here once the table report operation exists.
-  return message('The report of a table is not available on this fairdice yet.', { ephemeral: true });
+  // How lucky the rolls were: each distribution charged to the asker's stats budget.
+  const report = await OPERATIONS.tableReport.run({ id: current }, ctx);
+  return message(reportContent(report, current, setting.links));
 }
 
 /**

@@ -18,7 +18,9 @@ import {
   type RollNode,
   rollText,
 } from '@fairdice/client/describe';
+import type { TableReport } from '@fairdice/client/types';
 import type { APIEmbed, APIEmbedField } from 'discord-api-types/v10';
+import { percentileText, unusualRolls } from '../api/report.js';
 import { percentOf, type StatsSummary, statsLine } from '../mcp/lines.js';
 import type { RollResponse } from '../roll/types.js';
 import type { Receipt } from '../trust/receipt.js';
@@ -426,7 +428,7 @@ export function rollEmbed(description: RollDescription, receipt: string | undefi
   };
 }
 
-// --- signed heads ------------------------------------------------------------------------------
+// --- signed heads and luck reports -------------------------------------------------------------
 
 /** What a message reads of a table's signed head. */
 export interface HeadShown {
@@ -439,3 +441,48 @@ export interface HeadShown {
 /** The signed head: how many entries, the hash of the last, when, by which key. */
 export const headText = (head: HeadShown): string =>
   `Signed head: ${head.entries} entr${head.entries === 1 ? 'y' : 'ies'}, the last hashing to \`${head.lastHash.slice(0, 16)}…\`, signed ${discordTime(Date.parse(head.time), 'f')} with key \`${head.kid.slice(0, 12)}…\`.`;
+
+/** What the report message reads of a table's luck report (docs/trust.md#how-lucky-the-night-was). */
+export type ReportShown = Pick<TableReport, 'covered' | 'rolls' | 'byRoller' | 'overall' | 'test'>;
+
+/** Rollers, and rolls in the outer tenth of their odds, listed in a report at most. */
+const REPORT_ROLLERS = 15;
+const REPORT_UNUSUAL = 10;
+
+/**
+ * How lucky the night was: what was read, the table's mean percentile, each roller's, the
+ * verdict of the test of fair dice in plain words, and the rolls in the outer tenth of their odds.
+ */
+export function reportContent(report: ReportShown, tableId: string, links: Links): string {
+  const { covered, overall } = report;
+  const lines = [
+    `How lucky this channel's table was: entries #${covered.from} to #${covered.to}, ${covered.rolls} roll${covered.rolls === 1 ? '' : 's'}, ${covered.rated} rated${covered.sealed === 0 ? '' : `, ${covered.sealed} sealed (not rated until revealed)`}${covered.notRated === 0 ? '' : `, ${covered.notRated} not rated`}.`,
+  ];
+  if (overall.meanMidP !== null)
+    lines.push(
+      `The table rolled at the **${percentileText(overall.meanMidP)}** on average (50th is average luck).`,
+    );
+  const rollers = report.byRoller.slice(0, REPORT_ROLLERS);
+  for (const roller of rollers) {
+    const who = roller.by === null ? 'rolls naming nobody' : escapeMarkdown(cut(roller.by, 80));
+    lines.push(
+      `- ${who}: ${percentileText(roller.meanMidP)} over ${roller.rated} roll${roller.rated === 1 ? '' : 's'}`,
+    );
+  }
+  if (report.byRoller.length > rollers.length)
+    lines.push(`- and ${report.byRoller.length - rollers.length} more rollers`);
+  lines.push(report.test.sentence);
+  const unusual = unusualRolls(report);
+  if (unusual.length > 0) {
+    lines.push('Rolls in the outer tenth of their odds:');
+    for (const roll of unusual.slice(0, REPORT_UNUSUAL)) {
+      const who = roll.by === undefined ? '' : ` by ${escapeMarkdown(cut(roll.by, 80))}`;
+      lines.push(
+        `- #${roll.seq} ${code(cut(roll.formula, 100))} = ${roll.total}${who}: ${percentileText(roll.midP ?? 0.5)}`,
+      );
+    }
+    if (unusual.length > REPORT_UNUSUAL) lines.push(`- and ${unusual.length - REPORT_UNUSUAL} more`);
+  }
+  lines.push(`Every roll, in your browser: ${link(`table ${tableId}`, tablePageUrl(links, tableId))}`);
+  return fitContent(lines.join('\n'));
+}

@@ -3,6 +3,8 @@
 // face shares: `4d6kh3 [6 5 3 (1)] + 2 = 16`. Plain text from the response's own fields, no SDK.
 // The description is the client package's (@fairdice/client/describe).
 import { type DescribedRequest, describeRoll, rollText } from '@fairdice/client/describe';
+import type { TableReport } from '@fairdice/client/types';
+import { percentileText, unusualRolls } from '../api/report.js';
 import type { RollResponse } from '../roll/types.js';
 
 /** Dice listed per term before the rest is summed up ("… 970 more = 3512"): a line stays a line. */
@@ -219,4 +221,46 @@ export function verifyLine(
     seq?: number;
   };
   return `Valid and unaltered: ${rollLine({ ...receipt.roll, receipt }, receipt.request)}, signed ${receipt.time} by key ${result.kid}.`;
+}
+
+/** Unusual rolls a report's lines name at most. */
+export const REPORT_UNUSUAL_SHOWN = 10;
+
+/**
+ * A table's luck report: what it read, the verdict's sentence (the line to quote), the mean
+ * percentile of the table and of each roller, and the rolls in the outer tenth of their own
+ * distribution.
+ */
+export function reportLines(report: TableReport): string {
+  const { covered } = report;
+  const counts = [
+    `${covered.rated} rated`,
+    ...(covered.sealed === 0 ? [] : [`${covered.sealed} sealed (rated once revealed)`]),
+    ...(covered.notRated === 0 ? [] : [`${covered.notRated} not rated`]),
+  ];
+  const lines = [
+    `Table ${report.table}, entries #${covered.from} to #${covered.to}: ${covered.rolls} roll${covered.rolls === 1 ? '' : 's'}, ${counts.join(', ')}.`,
+    report.test.sentence,
+  ];
+  if (report.overall.meanMidP !== null) {
+    const rollers = report.byRoller.map(
+      (r) =>
+        `${r.by ?? 'rolls naming nobody'} ${percentileText(r.meanMidP)} over ${r.rated} roll${r.rated === 1 ? '' : 's'}`,
+    );
+    lines.push(
+      `Mean: the table ${percentileText(report.overall.meanMidP)} (50th is average luck); ${rollers.join('; ')}.`,
+    );
+  }
+  const unusual = unusualRolls(report);
+  if (unusual.length > 0) {
+    const shown = unusual
+      .slice(0, REPORT_UNUSUAL_SHOWN)
+      .map(
+        (r) =>
+          `#${r.seq} ${r.formula} = ${r.total}${r.by === undefined ? '' : ` (${r.by})`}, ${percentileText(r.midP ?? 0.5)}`,
+      );
+    const more = unusual.length > shown.length ? `; and ${unusual.length - shown.length} more` : '';
+    lines.push(`Rolls in the outer tenth of their odds: ${shown.join('; ')}${more}.`);
+  }
+  return lines.join('\n');
 }

@@ -4,7 +4,15 @@
 import { z } from 'zod';
 import type { OPERATIONS, Operation } from '../api/operations.js';
 import { LIMITS } from '../limits.js';
-import { batchLines, rollLine, statsLine, tableCreatedLine, tableLogLines, verifyLine } from './lines.js';
+import {
+  batchLines,
+  reportLines,
+  rollLine,
+  statsLine,
+  tableCreatedLine,
+  tableLogLines,
+  verifyLine,
+} from './lines.js';
 
 /** The resource holding the language reference (docs/language.md). */
 export const LANGUAGE_URI = 'fairdice://docs/language.md';
@@ -140,6 +148,18 @@ export const TOOL_MARKERS: ToolMarkers<typeof OPERATIONS> = {
     idempotent: true,
     renames: { table: 'id' },
     line: tableLogLines,
+  },
+  tableReport: {
+    name: 'table_report',
+    title: 'How lucky the rolls of a table were',
+    description:
+      `Rates each roll at a table (table: its id) by its exact percentile under the odds of its own formula, over the last ${LIMITS.tableReportEntries} entries at most: ` +
+      'the mean per roller and for the table, and a test of fair dice whose sentence you can quote ("Consistent with fair dice: …"). ' +
+      'Call it when players ask whether the dice were kind or cruel; unusual is no proof of cheating.',
+    readOnly: true,
+    idempotent: true,
+    renames: { table: 'id' },
+    line: reportLines,
   },
   verifyReceipt: {
     name: 'verify_receipt',

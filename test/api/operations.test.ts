@@ -155,6 +155,7 @@ describe('the router built from the table', () => {
       'batch',
       'createTable',
       'tableRolls',
+      'tableReport',
       'storedRoll',
       'verifyReceipt',
       'jwks',

@@ -513,10 +513,36 @@ describe('POST /discord/interactions', () => {
         `\nSigned head: 2 entries, the last hashing to \`${head.lastHash.slice(0, 16)}…\`, signed <t:`,
       );
 
+      // How lucky the night was: a natural 20 (39/40 of its odds: the 98th percentile) and
+      // double six on 2d6 (71/72: the 99th); z = (39/40 + 71/72 − 1) / √(399/4800 + Var 2d6) ≈ 2.36.
       const report = await served.said(slashCommand('table', {}, channel, 'report'));
-      expect(report).toMatchObject({
+      expect(report.ephemeral).toBe(false);
+      const z = (39 / 40 + 71 / 72 - 1) / Math.sqrt((1 - 1 / 400) / 12 + (1 - 666 / 46_656) / 12);
+      const reportAnswer = await app.inject({ url: `/v1/tables/${tableId}/report` });
+      expect(reportAnswer.statusCode, reportAnswer.body).toBe(200);
+      const asked = reportAnswer.json() as {
+        test: { pValue: number; sentence: string };
+      };
+      expect(asked.test.sentence).toContain(`z = ${z.toFixed(2)}`);
+      expect(report.content.split('\n')).toEqual([
+        "How lucky this channel's table was: entries #1 to #2, 2 rolls, 2 rated.",
+        'The table rolled at the **98th percentile** on average (50th is average luck).',
+        '- Player: 98th percentile over 2 rolls',
+        asked.test.sentence,
+        'Rolls in the outer tenth of their odds:',
+        '- #1 `1d20` = 20 by Player: 98th percentile',
+        '- #2 `2d6` = 12 by Player: 99th percentile',
+        `Every roll, in your browser: [table ${tableId}](<${PUBLIC_URL}/?table=${tableId}>)`,
+      ]);
+      expect(asked.test.sentence).toMatch(
+        /^Unusual for fair dice: 2 rated rolls averaged the 98th percentile, above average; .* about once in 55 nights /,
+      );
+      const noTable = await served.said(
+        slashCommand('table', {}, { channel: '3300000000000000776' }, 'report'),
+      );
+      expect(noTable).toMatchObject({
         ephemeral: true,
-        content: 'The report of a table is not available on this fairdice yet.',
+        content: 'This channel has no fairdice table: start one with /table start.',
       });
     });
 

@@ -11,6 +11,7 @@ import {
   fitContent,
   headText,
   MESSAGE_LIMITS,
+  reportContent,
   rollMessage,
 } from '../../src/discord/render.js';
 import { roll } from '../../src/roll/roll.js';
@@ -150,7 +151,7 @@ describe('formulaChoices', () => {
   });
 });
 
-describe('a signed head', () => {
+describe('a signed head and a luck report', () => {
   it('names the signed head: entries, last hash, time in the reader’s zone, key', () => {
     const head = {
       entries: 3,
@@ -161,5 +162,68 @@ describe('a signed head', () => {
     expect(headText(head)).toBe(
       `Signed head: 3 entries, the last hashing to \`${'ab'.repeat(8)}…\`, signed <t:${Date.parse(head.time) / 1000}:f> with key \`${'k'.repeat(12)}…\`.`,
     );
+  });
+
+  it('reports how lucky the table was, per roller, with the verdict and the unusual rolls, within a message', () => {
+    const rated = (seq: number, formula: string, total: number, midP: number, by?: string) => ({
+      seq,
+      time: '2026-11-28T04:00:00.000Z',
+      formula,
+      ...(by === undefined ? {} : { by }),
+      status: 'rated' as const,
+      total,
+      midP,
+      midPExact: '1/2',
+    });
+    const report = {
+      covered: { from: 1, to: 12, rolls: 10, rated: 8, sealed: 1, notRated: 1 },
+      rolls: [
+        rated(1, '1d20', 20, 0.975, 'Alice (discord:1)'),
+        rated(2, '1d20', 1, 0.025),
+        rated(3, '1d6', 6, 11 / 12),
+      ],
+      byRoller: [
+        { by: 'Alice (discord:1)', rated: 5, meanMidP: 0.71 },
+        { by: null, rated: 3, meanMidP: 0.4 },
+        { by: 'Bob', rated: 1, meanMidP: 0.12 },
+        { by: 'Carol', rated: 1, meanMidP: 0.03 },
+      ],
+      overall: { rated: 8, meanMidP: 0.594 },
+      test: {
+        name: 'mid-P z-test' as const,
+        z: 0.5,
+        pValue: 0.6,
+        verdict: 'consistent' as const,
+        sentence: 'Consistent with fair dice.',
+      },
+    };
+    const content = reportContent(report, 'tbl', links);
+    expect(content.split('\n')).toEqual([
+      "How lucky this channel's table was: entries #1 to #12, 10 rolls, 8 rated, 1 sealed (not rated until revealed), 1 not rated.",
+      'The table rolled at the **59th percentile** on average (50th is average luck).',
+      '- Alice \\(discord\\:1\\): 71st percentile over 5 rolls',
+      '- rolls naming nobody: 40th percentile over 3 rolls',
+      '- Bob: 12th percentile over 1 roll',
+      '- Carol: 3rd percentile over 1 roll',
+      'Consistent with fair dice.',
+      'Rolls in the outer tenth of their odds:',
+      '- #1 `1d20` = 20 by Alice \\(discord\\:1\\): 98th percentile',
+      '- #2 `1d20` = 1: 3rd percentile',
+      'Every roll, in your browser: [table tbl](<https://dice.example.com/?table=tbl>)',
+    ]);
+    const many = {
+      ...report,
+      rolls: Array.from({ length: 1000 }, (_, i) =>
+        rated(i + 1, `1d20+${'1'.repeat(150)}`, 20, 0.99, 'x'.repeat(32)),
+      ),
+      byRoller: Array.from({ length: 400 }, (_, i) => ({
+        by: `roller ${i} ${'x'.repeat(90)}`,
+        rated: 1,
+        meanMidP: 0.5,
+      })),
+    };
+    const long = reportContent(many, 'tbl', links);
+    expect(long.length).toBeLessThanOrEqual(MESSAGE_LIMITS.content);
+    expect(long).toContain('- and 385 more rollers');
   });
 });

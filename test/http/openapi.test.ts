@@ -256,6 +256,7 @@ describe('GET /openapi.json', () => {
       'GET /v1/roll',
       'GET /v1/rolls/{rollId}',
       'GET /v1/stats',
+      'GET /v1/tables/{id}/report',
       'GET /v1/tables/{id}/rolls',
       'POST /v1/receipts/verify',
       'POST /v1/roll',
@@ -478,6 +479,7 @@ describe('an operation is one entry of the table', () => {
       '/v1/stats/batch',
       '/v1/tables',
       '/v1/tables/{id}/events',
+      '/v1/tables/{id}/report',
       '/v1/tables/{id}/rolls',
     ]);
     const responses = doc.paths['/v1/echo']?.get?.responses as Record<string, unknown>;

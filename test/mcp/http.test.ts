@@ -57,7 +57,7 @@ describe('MCP over Streamable HTTP at /mcp', () => {
       expect(descriptions[name]).toContain("the roll tool's description");
       expect(descriptions[name]).toContain(LANGUAGE_URI);
     }
-    for (const name of ['table_create', 'table_log', 'verify_receipt']) {
+    for (const name of ['table_create', 'table_log', 'table_report', 'verify_receipt']) {
       expect(descriptions[name]).not.toContain('Formulas');
     }
     // Short, and no sentence shared between two tools.
@@ -78,7 +78,7 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     // Read-only: what changes nothing others can see. A table's log is changed by a roll at it,
     // by a batch item naming it, and a new table by its creation.
     const readOnly = tools.filter((tool) => tool.annotations?.readOnlyHint === true).map((tool) => tool.name);
-    expect(readOnly).toEqual(['roll', 'table_log', 'verify_receipt', 'stats']);
+    expect(readOnly).toEqual(['roll', 'table_log', 'table_report', 'verify_receipt', 'stats']);
     const roll = tools.find((tool) => tool.name === 'roll');
     expect(roll?.inputSchema.required).toEqual(['formula']);
     expect(Object.keys(roll?.inputSchema.properties ?? {})).toEqual([

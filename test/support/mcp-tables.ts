@@ -17,6 +17,7 @@ export const ALL_TOOLS = [
   'roll_batch',
   'table_create',
   'table_log',
+  'table_report',
   'verify_receipt',
   'stats',
 ];

@@ -38,6 +38,8 @@ import {
   type StatsResponse,
   type StoredRollQuery,
   type TableCreated,
+  type TableReport,
+  type TableReportQuery,
   type TableRolls,
   type TableRollsQuery,
   type VerifyRequest,
@@ -104,6 +106,8 @@ export type AppRouter = TRPCBuiltRouter<
     createTable: TRPCMutationProcedure<{ input: void; output: TableCreated; meta: object }>;
     /** GET /v1/tables/{id}/rolls: a page of a table's log. */
     tableRolls: TRPCQueryProcedure<{ input: TableRollsQuery; output: TableRolls; meta: object }>;
+    /** GET /v1/tables/{id}/report: how lucky the rolls of a table were. */
+    tableReport: TRPCQueryProcedure<{ input: TableReportQuery; output: TableReport; meta: object }>;
     /** GET /v1/rolls/{rollId}: a stored receipt. */
     storedRoll: TRPCQueryProcedure<{ input: StoredRollQuery; output: Receipt; meta: object }>;
     /** POST /v1/receipts/verify: the service checks a receipt against its keys. */
@@ -133,6 +137,7 @@ export interface DiceProcedures {
   batch: { mutate(input: BatchRollRequest, options?: TRPCProcedureOptions): Promise<BatchRollResponse> };
   createTable: { mutate(input?: undefined, options?: TRPCProcedureOptions): Promise<TableCreated> };
   tableRolls: { query(input: TableRollsQuery, options?: TRPCProcedureOptions): Promise<TableRolls> };
+  tableReport: { query(input: TableReportQuery, options?: TRPCProcedureOptions): Promise<TableReport> };
   storedRoll: { query(input: StoredRollQuery, options?: TRPCProcedureOptions): Promise<Receipt> };
   verifyReceipt: { mutate(input: VerifyRequest, options?: TRPCProcedureOptions): Promise<VerifyResponse> };
   jwks: { query(input?: undefined, options?: TRPCProcedureOptions): Promise<Jwks> };

@@ -124,6 +124,11 @@ export interface TableRollsQuery {
   limit?: unknown;
 }
 
+/** The input of `tableReport` (GET /v1/tables/{id}/report). */
+export interface TableReportQuery {
+  id: string;
+}
+
 /** The input of `storedRoll` (GET /v1/rolls/{rollId}). */
 export interface StoredRollQuery {
   /** A receipt's id (UUIDv7). */

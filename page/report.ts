@@ -1,4 +1,4 @@
-// "How lucky?" for a table (docs/trust.md): the service's report of a
+// "How lucky?" for a table (docs/trust.md#how-lucky-the-night-was): the service's report of a
 // table's log, GET /v1/tables/{id}/report, shown as it answers it: its sentence, what it covered
 // and the test it ran, the mean percentile per roller and for the table, and each roll's
 // percentile (exact on hover), sealed rolls not rated until revealed.
@@ -98,7 +98,7 @@ export class TableReportView {
         ` The report reads at most the latest ${plural(covered.to - covered.from + 1, 'entry', 'entries')}.`,
       );
     // The sentence names the test and its numbers; the coverage line says where it is explained.
-    coverage.append(' ', link('/docs/trust', 'How the report works'));
+    coverage.append(' ', link('/docs/trust#how-lucky-the-night-was', 'How the report works'));
     const mean = el(
       'p',
       'overall',

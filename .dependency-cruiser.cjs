@@ -9,7 +9,8 @@
 //     <- mcp, http (the faces; http serves /mcp, so it may import mcp, never the reverse)
 //     <- server.ts, cli.ts, index.ts (entry points, imported by nothing in src/)
 //
-// page/ and packages/client never import server code (src/), and the client no node built-in.
+// page/ and packages/client never import server code (src/), and the client no node built-in;
+// the page only the language (src/formula/index.ts) and, in its odds worker, the exact engine.
 // No cycle anywhere. Type-only imports count: a shape type is a dependency like any other.
 
 const base = '^src/(errors|limits|version|config|shutdown|cluster|tick-maps|metrics)\\.ts$';
@@ -80,12 +81,23 @@ module.exports = {
       to: { path: entries },
     },
     {
-      name: 'browser-code-imports-no-server-code',
+      name: 'page-imports-only-the-language-and-the-engine',
       severity: 'error',
       comment:
-        'page/ and packages/client run in a browser: they never import src/, except that the page checks a formula as it is typed with the language itself, through its public module (docs/architecture.md)',
-      from: { path: '^(page|packages/client/src)/' },
-      to: { path: '^src/', pathNot: '^src/formula/index[.]ts$' },
+        'the page imports of src/ only the language (src/formula/index.ts), the limits (src/limits.ts) and, in its odds worker, the exact engine src/stats/distribution.ts with src/errors.ts (docs/architecture.md)',
+      from: { path: '^page/' },
+      to: {
+        path: '^src/',
+        pathNot: '^src/(formula/index|stats/distribution|errors|limits)[.]ts$',
+      },
+    },
+    {
+      name: 'only-the-odds-worker-imports-the-engine',
+      severity: 'error',
+      comment:
+        'the exact engine is bundled into the odds worker only (page/odds-worker.ts): the main script stays without it',
+      from: { path: '^page/', pathNot: '^page/odds-worker[.]ts$' },
+      to: { path: '^src/(stats/|errors[.]ts$)' },
     },
     {
       name: 'client-imports-no-language',
@@ -98,8 +110,8 @@ module.exports = {
       name: 'language-is-browser-safe',
       severity: 'error',
       comment:
-        'the page bundles the language (src/formula, with src/errors.ts and src/limits.ts): no Node built-in in it',
-      from: { path: '^src/(formula/|errors[.]ts$|limits[.]ts$)' },
+        'the page bundles the language and the exact engine (src/formula, src/stats, with src/errors.ts and src/limits.ts): no Node built-in in them',
+      from: { path: '^src/(formula/|stats/|errors[.]ts$|limits[.]ts$)' },
       to: { dependencyTypes: ['core'] },
     },
     {

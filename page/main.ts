@@ -8,8 +8,10 @@ import {
   type RollDescription,
 } from '../packages/client/src/describe.js';
 import { FormulaError, parseFormula, parseFragment } from '../src/formula/index.js';
+import { CompareForm } from './compare.js';
 import { renderRoll, totalNote } from './dice-view.js';
 import { OddsView } from './odds.js';
+import { type FoundOdds, type OddsRequest, OddsSource } from './odds-source.js';
 import { TableReportView } from './report.js';
 import { TableSession } from './table.js';
 import type { ApiErrorBody, RollResponse, SealedRoll, StatsResponse } from './types.js';
@@ -164,6 +166,7 @@ const odds = new OddsView({
   beyond: byId('odds-beyond'),
   detail: byId('odds-detail'),
   summary: byId('odds-summary'),
+  legend: byId('odds-legend'),
   modes: byId<HTMLFormElement>('odds-form').elements.namedItem('odds-mode') as RadioNodeList,
 });
 
@@ -204,54 +207,48 @@ async function refusal(response: Response): Promise<string> {
   return 'Too many requests from your address: this service answers each address a set number of times a minute, and everyone behind the same router shares it.';
 }
 
-/**
- * The odds of each request already shown this session: rolling a formula again costs the roll's
- * request only. A request without bonuses is asked with GET, whose answer (`cache-control:
- * public, max-age`, with an ETag) the browser keeps too, across reloads.
- */
-const oddsKnown = new Map<string, StatsResponse>();
-const ODDS_KEPT = 50;
+/** The odds of each roll: computed in the page off the main thread, the service asked only when it cannot. */
+const oddsSource = new OddsSource();
 
-function askOdds(request: Record<string, unknown>): Promise<Response> {
-  const headers = { accept: 'application/json' };
-  if (request.bonuses === undefined) {
-    const query = new URLSearchParams({ formula: String(request.formula) });
-    if (typeof request.advantage === 'string') query.set('advantage', request.advantage);
-    return fetch(`/v1/stats?${query}`, { headers });
-  }
-  return fetch('/v1/stats', {
-    method: 'POST',
-    headers: { ...headers, 'content-type': 'application/json' },
-    body: JSON.stringify(request),
-  });
-}
-
-/** The latest roll's odds request: an answer for an earlier roll arriving late is dropped. */
+/** The latest roll's odds: an answer for an earlier roll arriving late is dropped. */
 let oddsAsked = 0;
 
-async function showOdds(request: Record<string, unknown>, rolled: number): Promise<void> {
+async function showOdds(found: Promise<FoundOdds>, request: OddsRequest, rolled: number): Promise<void> {
   const asked = ++oddsAsked;
   oddsFailure.textContent = '';
-  const key = JSON.stringify(request);
-  let stats = oddsKnown.get(key);
-  if (stats === undefined) {
-    const response = await askOdds(request);
+  let answer = await found;
+  if (asked !== oddsAsked) return;
+  if ('ask' in answer) {
+    const response = await oddsSource.ask(request);
     if (asked !== oddsAsked) return;
-    if (!response.ok) {
-      byId('odds-body').hidden = true;
-      oddsFailure.textContent = `No odds for this roll: ${await refusal(response)}`;
-      return;
-    }
-    stats = (await response.json()) as StatsResponse;
+    answer = response.ok
+      ? { stats: (await response.json()) as StatsResponse, from: 'service' }
+      : { refused: await refusal(response) };
     if (asked !== oddsAsked) return;
-    if (oddsKnown.size >= ODDS_KEPT) oddsKnown.delete(oddsKnown.keys().next().value!);
-    oddsKnown.set(key, stats);
   }
+  if ('refused' in answer) {
+    byId('odds-body').hidden = true;
+    oddsFailure.textContent = `No odds for this roll: ${answer.refused}`;
+    return;
+  }
+  oddsSource.remember(request, answer.stats);
   byId('odds-empty').hidden = true;
   byId('odds-body').hidden = false;
+  // For tests and tools: where the odds shown came from (page, session or service).
+  document.body.dataset.oddsFrom = answer.from;
   // Named as the roll's heading names it: with its bonuses and advantage, which the odds include.
-  odds.show(stats, rolled, rollTitle.textContent ?? stats.formula);
+  odds.show(answer.stats, rolled, rollTitle.textContent ?? answer.stats.formula);
 }
+
+new CompareForm(
+  {
+    form: byId<HTMLFormElement>('compare-form'),
+    input: byId<HTMLInputElement>('compare'),
+    error: byId('compare-error'),
+  },
+  odds,
+  { problem: formulaProblem, refusal },
+);
 
 form.addEventListener('submit', (event) => {
   event.preventDefault();
@@ -270,7 +267,7 @@ async function roll(): Promise<void> {
     return;
   }
   const advantage = (form.elements.namedItem('advantage') as RadioNodeList).value;
-  const request: Record<string, unknown> = { formula };
+  const request: OddsRequest = { formula };
   if (advantage !== 'normal') request.advantage = advantage;
   if (bonuses.length > 0) request.bonuses = bonuses;
   const atTable = table.id !== undefined && features.tables;
@@ -284,6 +281,8 @@ async function roll(): Promise<void> {
     : ['/v1/roll', atTable ? { ...request, ...labels, table: table.id } : request];
   rollFailure.textContent = '';
   rollWait.hidden = true;
+  // The odds are computed while the roll travels: they depend on the request, not on the dice.
+  const found = features.stats ? oddsSource.find(request) : undefined;
   const response = await fetch(path, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json' },
@@ -313,7 +312,7 @@ async function roll(): Promise<void> {
   advantageNote.textContent = ignored
     ? `${description.advantageAsked === 'advantage' ? 'Advantage' : 'Disadvantage'} was asked for, but the formula has no plain d20 term (a d20 without keep or drop), so nothing changed.`
     : '';
-  if (features.stats) await showOdds(request, answer.total);
+  if (found !== undefined) await showOdds(found, request, answer.total);
   // For tests and tools: how many rolls the page has shown in full (dice and odds).
   document.body.dataset.rolls = String(++rollsShown);
 }
@@ -358,6 +357,7 @@ async function detectFeatures(): Promise<void> {
     // Rolling still works; the other sections stay hidden.
   }
   oddsSection.hidden = !features.stats;
+  if (features.stats) oddsSource.start();
   tableSection.hidden = !features.tables;
   document.body.dataset.features = Object.entries(features)
     .filter(([, on]) => on)

@@ -17,4 +17,6 @@ export default defineConfig({
     sourcemap: false,
     target: 'es2022',
   },
+  // The odds worker (page/odds-worker.ts) is a module worker: one more hashed file under /assets/.
+  worker: { format: 'es' },
 });

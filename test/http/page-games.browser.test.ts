@@ -10,7 +10,7 @@ import { buildApp } from '../../src/http/app.js';
 import { listen } from '../support/app.js';
 import { seriousViolations } from '../support/axe.js';
 import { type Chromium, chromiumFor, launchChromium } from '../support/chromium.js';
-import { showingRoll } from '../support/page-rolls.js';
+import { openPage, showingRoll } from '../support/page-rolls.js';
 import { readRollText } from '../support/roll-text.js';
 
 /** The faces the next roll throws, in order; a roll asking for more is a test failure. */
@@ -221,17 +221,8 @@ describe.skipIf(!runs)('every game on the page at /, in headless Chromium', () =
     await app?.close();
   });
 
-  async function open(width: number, height: number): Promise<Page> {
-    const page = await browser.context.newPage();
-    await page.setViewportSize({ width, height });
-    page.on('console', (message) => {
-      if (message.type() === 'error') consoleErrors.push(message.text());
-    });
-    page.on('pageerror', (error) => consoleErrors.push(`page error: ${error.message}`));
-    await page.goto(`${origin}/`);
-    await page.locator('body[data-ready="true"]').waitFor();
-    return page;
-  }
+  const open = (width: number, height: number): Promise<Page> =>
+    openPage(browser.context, `${origin}/`, { width, height }, consoleErrors);
 
   async function play(page: Page, game: Game): Promise<void> {
     queue.splice(0, queue.length, ...game.faces);
@@ -271,7 +262,7 @@ describe.skipIf(!runs)('every game on the page at /, in headless Chromium', () =
     });
   }
 
-  it('costs one request a roll: the odds of a request already shown are asked for again neither in the page nor after a reload', async () => {
+  it('costs one request a roll: the odds are computed in the page, neither asked for nor after a reload', async () => {
     const once: Game = { name: 'once', formula: '2d8+3', faces: [4, 5], text: '2d8 [4 5] + 3 = 12' };
     const withBonus: Game = {
       name: 'with-bonus',
@@ -285,14 +276,12 @@ describe.skipIf(!runs)('every game on the page at /, in headless Chromium', () =
     for (const game of [once, once, once, withBonus, withBonus]) await play(page, game);
     const count = (what: string) => arrived.filter((line) => line === what).length;
     expect(count('POST /v1/roll')).toBe(5);
-    // One computation per request: without bonuses asked with GET (which the browser caches),
-    // with bonuses with POST (kept by the page for the session).
-    expect(count('GET /v1/stats')).toBe(1);
-    expect(count('POST /v1/stats')).toBe(1);
-    expect(arrived.length).toBe(7);
+    // The odds of both requests, with and without bonuses, computed in the page's worker.
+    expect(arrived.length).toBe(5);
     expect(await page.locator('#odds-body').isVisible()).toBe(true);
+    expect(await page.evaluate(() => document.body.dataset.oddsFrom)).toBe('session');
 
-    // A new page load: the browser's cache still holds the odds of `2d8+3`.
+    // A new page load: the odds of `2d8+3` computed again in the page.
     arrived.splice(0);
     await page.reload();
     await page.locator('body[data-ready="true"]').waitFor();

@@ -19,7 +19,7 @@ import { Trust } from '../../src/trust/service.js';
 import { listen } from '../support/app.js';
 import { seriousViolations } from '../support/axe.js';
 import { type Chromium, chromiumFor, launchChromium } from '../support/chromium.js';
-import { openReadyPage } from '../support/page-rolls.js';
+import { openPage as openTab } from '../support/page-rolls.js';
 
 const runs = chromiumFor('the page table head browser test');
 
@@ -33,7 +33,8 @@ describe.skipIf(!runs)("a table's signed head in the page", () => {
   let context: BrowserContext;
   const consoleErrors: string[] = [];
 
-  const openPage = (url: string): Promise<Page> => openReadyPage(context, url, consoleErrors);
+  const openPage = (url: string): Promise<Page> =>
+    openTab(context, url, { width: 1280, height: 900 }, consoleErrors);
 
   async function roll(page: Page, formula: string): Promise<Receipt> {
     await page.locator('#formula').fill(formula);

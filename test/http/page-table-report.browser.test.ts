@@ -17,7 +17,7 @@ import { Trust } from '../../src/trust/service.js';
 import { listen } from '../support/app.js';
 import { seriousViolations } from '../support/axe.js';
 import { type Chromium, chromiumFor, launchChromium } from '../support/chromium.js';
-import { openReadyPage } from '../support/page-rolls.js';
+import { openPage as openTab } from '../support/page-rolls.js';
 
 const runs = chromiumFor('the page luck report browser test');
 
@@ -41,7 +41,8 @@ describe.skipIf(!runs)("a table's luck report in the page", () => {
   let browser: Chromium;
   let context: BrowserContext;
   const consoleErrors: string[] = [];
-  const openPage = (url: string): Promise<Page> => openReadyPage(context, url, consoleErrors);
+  const openPage = (url: string): Promise<Page> =>
+    openTab(context, url, { width: 1280, height: 900 }, consoleErrors);
 
   beforeAll(async () => {
     trust = await Trust.fromConfig(config, { warn() {}, info() {} });

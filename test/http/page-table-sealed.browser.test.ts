@@ -23,7 +23,7 @@ import { uuidv7 } from '../../src/trust/uuid.js';
 import { listen } from '../support/app.js';
 import { seriousViolations } from '../support/axe.js';
 import { type Chromium, chromiumFor, launchChromium } from '../support/chromium.js';
-import { openReadyPage } from '../support/page-rolls.js';
+import { openPage as openTab } from '../support/page-rolls.js';
 import { readRollText } from '../support/roll-text.js';
 
 const runs = chromiumFor('the page sealed rolls browser test');
@@ -41,7 +41,8 @@ describe.skipIf(!runs)('sealed rolls and their reveals in the page', () => {
   let context: BrowserContext;
   const consoleErrors: string[] = [];
 
-  const openPage = (url: string): Promise<Page> => openReadyPage(context, url, consoleErrors);
+  const openPage = (url: string): Promise<Page> =>
+    openTab(context, url, { width: 1280, height: 900 }, consoleErrors);
 
   /** A log entry other than a receipt, signed with the server's key as the service signs one. */
   function signEntry<T extends object>(

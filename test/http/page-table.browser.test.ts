@@ -15,7 +15,7 @@ import type { Receipt } from '../../src/trust/receipt.js';
 import { Trust } from '../../src/trust/service.js';
 import { listen } from '../support/app.js';
 import { type Chromium, chromiumFor, launchChromium } from '../support/chromium.js';
-import { openReadyPage } from '../support/page-rolls.js';
+import { openPage as openTab } from '../support/page-rolls.js';
 import { readRollText } from '../support/roll-text.js';
 
 const runs = chromiumFor('the page table browser test');
@@ -34,7 +34,8 @@ describe.skipIf(!runs)('a table in the page, two browsers', () => {
   const requested: string[] = [];
   const consoleErrors: string[] = [];
 
-  const openPage = (url: string): Promise<Page> => openReadyPage(context, url, consoleErrors);
+  const openPage = (url: string): Promise<Page> =>
+    openTab(context, url, { width: 1280, height: 900 }, consoleErrors);
 
   const entries = (page: Page) =>
     page.locator('#table-log li.entry').evaluateAll((items) =>

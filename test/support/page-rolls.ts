@@ -16,17 +16,21 @@ export async function showingRoll(page: Page, act: () => Promise<void>): Promise
 }
 
 /**
- * Opens `url` in a new page of `context` once the page has read what the server offers
- * (`body[data-ready]`); every console error and page error goes to `errors`, which a test holds empty.
+ * A new tab of `context` at `width` × `height` on the page at `url`, ready (its features read);
+ * its console errors and uncaught exceptions are pushed to `errors`.
  */
-export async function openReadyPage(context: BrowserContext, url: string, errors: string[]): Promise<Page> {
+export async function openPage(
+  context: BrowserContext,
+  url: string,
+  { width, height }: { width: number; height: number },
+  errors: string[],
+): Promise<Page> {
   const page = await context.newPage();
+  await page.setViewportSize({ width, height });
   page.on('console', (message) => {
     if (message.type() === 'error') errors.push(message.text());
   });
-  page.on('pageerror', (error) => {
-    errors.push(`page error: ${error.message}`);
-  });
+  page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
   await page.goto(url);
   await page.locator('body[data-ready="true"]').waitFor();
   return page;

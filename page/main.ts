@@ -12,8 +12,9 @@ import { CompareForm } from './compare.js';
 import { renderRoll, totalNote } from './dice-view.js';
 import { OddsView } from './odds.js';
 import { type FoundOdds, type OddsRequest, OddsSource } from './odds-source.js';
+import { TableReportView } from './report.js';
 import { TableSession } from './table.js';
-import type { ApiErrorBody, RollResponse, StatsResponse } from './types.js';
+import type { ApiErrorBody, RollResponse, SealedRoll, StatsResponse } from './types.js';
 import './style.css';
 
 const byId = <T extends HTMLElement>(id: string): T => {
@@ -37,12 +38,13 @@ const diceTarget = byId('dice');
 const rollFailure = byId('roll-failure');
 const rollWait = byId('roll-wait');
 const rollButton = byId<HTMLButtonElement>('roll-button');
+const staleNote = byId('roll-stale');
 const oddsSection = byId('odds');
 const oddsFailure = byId('odds-failure');
 const tableSection = byId('table');
 
 /** What the server offers beyond rolling, read from its OpenAPI document. */
-const features = { stats: false, tables: false };
+const features = { stats: false, tables: false, sealed: false, report: false };
 
 /** The message the API would answer for this text, or undefined when it parses. */
 function formulaProblem(text: string): string | undefined {
@@ -58,7 +60,7 @@ function formulaProblem(text: string): string | undefined {
 type Bonus = number | string;
 
 /** The roll as written: its formula, its bonuses and the advantage it was rolled with. */
-function showTitle(description: RollDescription, bonuses: readonly Bonus[]): void {
+function showTitle(description: RollDescription, bonuses: readonly Bonus[], sealedSeq?: number): void {
   const code = (text: string) => {
     const node = document.createElement('code');
     node.textContent = text;
@@ -73,6 +75,8 @@ function showTitle(description: RollDescription, bonuses: readonly Bonus[]): voi
     });
   }
   if (description.advantage !== 'normal') parts.push(`, with ${description.advantage}`);
+  if (sealedSeq !== undefined)
+    parts.push(`, in secret (roll #${sealedSeq}: only you see it until you reveal it)`);
   rollTitle.replaceChildren(...parts);
 }
 
@@ -119,11 +123,41 @@ async function errorMessage(response: Response): Promise<string> {
   }
 }
 
+const report = new TableReportView({
+  button: byId<HTMLButtonElement>('table-report-button'),
+  target: byId('table-report'),
+  body: byId('table-report-body'),
+  status: byId('table-report-status'),
+});
+
+const secretInput = byId<HTMLInputElement>('secret');
+const byInput = byId<HTMLInputElement>('by');
+// The name is the player's: kept in this browser for the next visit (never sent but with a roll).
+try {
+  byInput.value = window.localStorage.getItem('fairdice.by') ?? '';
+} catch {
+  // Storage off: the name is asked again next visit.
+}
+byInput.addEventListener('change', () => {
+  try {
+    window.localStorage.setItem('fairdice.by', byInput.value.trim());
+  } catch {
+    // Storage off.
+  }
+});
 const table = new TableSession({
   status: byId('table-status'),
   chain: byId('table-chain'),
   log: byId<HTMLOListElement>('table-log'),
   idInput: byId<HTMLInputElement>('table-id'),
+  head: byId('table-head'),
+  headWarning: byId('table-head-warning'),
+  secretField: byId('secret-field'),
+  offers: features,
+  onJoin: (id) => {
+    byId('by-field').hidden = false;
+    if (features.report) report.follow(id);
+  },
 });
 
 const odds = new OddsView({
@@ -228,6 +262,7 @@ async function roll(): Promise<void> {
   const { bonuses, problem: bonusProblem } = readBonuses();
   showProblem(bonusesInput, bonusesError, bonusProblem);
   if (problem || bonusProblem) {
+    markStale('This formula was not rolled');
     (problem ? formulaInput : bonusesInput).focus();
     return;
   }
@@ -235,27 +270,38 @@ async function roll(): Promise<void> {
   const request: OddsRequest = { formula };
   if (advantage !== 'normal') request.advantage = advantage;
   if (bonuses.length > 0) request.bonuses = bonuses;
-  const body = table.id && features.tables ? { ...request, table: table.id } : request;
+  const atTable = table.id !== undefined && features.tables;
+  const by = byInput.value.trim();
+  const labels = atTable && by !== '' ? { by } : {};
+  // In secret: the table's own roll operation, which alone rolls sealed (docs/trust.md#sealed-rolls):
+  // the table sees that it was rolled and what was asked; only this page gets the dice and the token.
+  const sealed = atTable && features.sealed && secretInput.checked;
+  const [path, body] = sealed
+    ? [`/v1/tables/${encodeURIComponent(table.id!)}/roll`, { ...request, ...labels, sealed: true }]
+    : ['/v1/roll', atTable ? { ...request, ...labels, table: table.id } : request];
   rollFailure.textContent = '';
   rollWait.hidden = true;
   // The odds are computed while the roll travels: they depend on the request, not on the dice.
   const found = features.stats ? oddsSource.find(request) : undefined;
-  const response = await fetch('/v1/roll', {
+  const response = await fetch(path, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json' },
     body: JSON.stringify(body),
   });
   if (!response.ok) {
+    markStale('This roll was refused');
     rollFailure.textContent = await refusal(response);
     return;
   }
-  const answer = (await response.json()) as RollResponse;
+  const answer = (await response.json()) as RollResponse & { sealed?: SealedRoll };
+  markStale(undefined);
+  if (answer.sealed !== undefined) table.keepSealed(answer.sealed);
   const description = describeRoll(answer, {
     bonuses,
     advantage: advantage as DescribedRequest['advantage'],
   });
   result.hidden = false;
-  showTitle(description, bonuses);
+  showTitle(description, bonuses, answer.sealed?.entry.seq);
   renderRoll(diceTarget, description);
   totalOutput.textContent = String(answer.total);
   totalNoteText.textContent = totalNote(description);
@@ -273,6 +319,24 @@ async function roll(): Promise<void> {
 
 let rollsShown = 0;
 
+/**
+ * A roll asked for but not made (a formula error, a refusal, the rate limit) leaves the last roll
+ * on screen: it is marked as the earlier one, never read as the answer to this one. `why`
+ * undefined: the roll shown is current.
+ */
+function markStale(why: string | undefined): void {
+  if (why === undefined) {
+    delete result.dataset.stale;
+    staleNote.hidden = true;
+    staleNote.textContent = '';
+    return;
+  }
+  if (result.hidden) return;
+  result.dataset.stale = 'true';
+  staleNote.hidden = false;
+  staleNote.textContent = `${why}: the roll below is the one before.`;
+}
+
 byId('table-create').addEventListener('click', () => {
   void table.create();
 });
@@ -287,6 +351,8 @@ async function detectFeatures(): Promise<void> {
     const paths = ((await response.json()) as { paths?: Record<string, unknown> }).paths ?? {};
     features.stats = '/v1/stats' in paths;
     features.tables = '/v1/tables' in paths;
+    features.sealed = '/v1/tables/{id}/roll' in paths && '/v1/tables/{id}/rolls/{seq}/reveal' in paths;
+    features.report = '/v1/tables/{id}/report' in paths;
   } catch {
     // Rolling still works; the other sections stay hidden.
   }

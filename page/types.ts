@@ -5,9 +5,16 @@ export type {
   DieThrow,
   Jwks,
   Receipt,
+  ReportEntry,
+  RevealEntry,
   RollResponse,
+  SealedEntry,
+  SealedRoll,
   StatsOutcome,
   StatsResponse,
+  TableEntry,
+  TableHead,
+  TableReport,
 } from '../packages/client/src/types.js';
 
 /** Any error body, read defensively: a proxy in front of the service may answer with anything. */

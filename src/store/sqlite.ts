@@ -64,7 +64,7 @@ CREATE TABLE IF NOT EXISTS channel_tables (
 `;
 
 /** A prepared statement, as both drivers have it (positional parameters only). */
-interface SqlStatement {
+export interface SqlStatement {
   run(...params: SqlValue[]): unknown;
   get(...params: SqlValue[]): unknown;
   all(...params: SqlValue[]): unknown[];
@@ -73,7 +73,7 @@ interface SqlStatement {
 type SqlValue = string | number | null;
 
 /** The part of a database connection the store uses, as both drivers have it. */
-interface SqlDatabase {
+export interface SqlDatabase {
   exec(sql: string): unknown;
   prepare(sql: string): SqlStatement;
   close(): void;
@@ -91,7 +91,7 @@ export type SqliteDriver = 'node:sqlite' | 'better-sqlite3';
 export const SQLITE_DRIVER: SqliteDriver =
   process.getBuiltinModule('node:sqlite') === undefined ? 'better-sqlite3' : 'node:sqlite';
 
-function openDatabase(file: string): SqlDatabase {
+export function openDatabase(file: string): SqlDatabase {
   if (SQLITE_DRIVER === 'node:sqlite') {
     const { DatabaseSync } = process.getBuiltinModule('node:sqlite') as {
       DatabaseSync: new (path: string) => SqlDatabase;

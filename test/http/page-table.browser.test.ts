@@ -15,6 +15,7 @@ import type { Receipt } from '../../src/trust/receipt.js';
 import { Trust } from '../../src/trust/service.js';
 import { listen } from '../support/app.js';
 import { type Chromium, chromiumFor, launchChromium } from '../support/chromium.js';
+import { openPage as openTab } from '../support/page-rolls.js';
 import { readRollText } from '../support/roll-text.js';
 
 const runs = chromiumFor('the page table browser test');
@@ -33,18 +34,8 @@ describe.skipIf(!runs)('a table in the page, two browsers', () => {
   const requested: string[] = [];
   const consoleErrors: string[] = [];
 
-  async function openPage(url: string): Promise<Page> {
-    const page = await context.newPage();
-    page.on('console', (message) => {
-      if (message.type() === 'error') consoleErrors.push(message.text());
-    });
-    page.on('pageerror', (error) => {
-      consoleErrors.push(`page error: ${error.message}`);
-    });
-    await page.goto(url);
-    await page.locator('body[data-ready="true"]').waitFor();
-    return page;
-  }
+  const openPage = (url: string): Promise<Page> =>
+    openTab(context, url, { width: 1280, height: 900 }, consoleErrors);
 
   const entries = (page: Page) =>
     page.locator('#table-log li.entry').evaluateAll((items) =>
@@ -143,8 +134,11 @@ describe.skipIf(!runs)('a table in the page, two browsers', () => {
     expect(await first.locator('#table-log li.entry[data-seq="1"] .by').count()).toBe(0);
     expect(await first.locator('#table-log li.entry[data-seq="3"] .why').textContent()).toMatch(/signature/);
 
-    // A later honest roll verifies again and its chain link holds.
+    // A later honest roll verifies again and its chain link holds; it carries the name given.
+    expect(await first.locator('#by-field').isVisible()).toBe(true);
+    await first.locator('#by').fill('Bea');
     const four = await roll(first, '1d4');
+    expect(four.request.by).toBe('Bea');
     await expect
       .poll(() => entries(second))
       .toEqual([
@@ -153,6 +147,7 @@ describe.skipIf(!runs)('a table in the page, two browsers', () => {
         { seq: 4, total: four.roll.total, valid: 'true', shown: `= ${four.roll.total}` },
       ]);
     expect(await second.locator('#table-chain').textContent()).toBe('');
+    expect(await second.locator('#table-log li.entry[data-seq="4"] .by').textContent()).toBe('Bea');
     const screenshots = mkdtempSync(join(tmpdir(), 'fairdice-table-shots-'));
     for (const [name, page] of [
       ['first', first],

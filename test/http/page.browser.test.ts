@@ -239,6 +239,11 @@ describe.skipIf(!runs)('the page at / in headless Chromium', () => {
     await page.locator('#formula').press('Enter');
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('formula');
     expect(requested.slice(before)).toEqual([]);
+    // The roll still on screen is the one before: it says so, never read as this one's answer.
+    expect(await page.locator('#roll-result').getAttribute('data-stale')).toBe('true');
+    expect(await page.locator('#roll-stale').textContent()).toBe(
+      'This formula was not rolled: the roll below is the one before.',
+    );
 
     await page.locator('#bonuses').fill('1d');
     const bonusApi = (await (
@@ -252,7 +257,25 @@ describe.skipIf(!runs)('the page at / in headless Chromium', () => {
     await page.locator('#bonuses').fill('');
     await page.locator('#formula').fill('2d6');
     await expect.poll(() => page.locator('#formula-error').textContent()).toBe('');
-    expect(consoleErrors).toEqual([]);
+    // A roll made clears the mark; one the service refuses (past its dice limit) sets it again.
+    await rollFromForm(page);
+    expect(await page.locator('#roll-result').getAttribute('data-stale')).toBeNull();
+    expect(await page.locator('#roll-stale').isHidden()).toBe(true);
+    const shownTotal = await page.locator('#total').textContent();
+    await page.locator('#formula').fill('600d6+600d6');
+    const refused = page.waitForResponse((response) => new URL(response.url()).pathname === '/v1/roll');
+    await page.locator('#formula').press('Enter');
+    expect((await refused).status()).toBe(400);
+    await expect.poll(() => page.locator('#roll-failure').textContent()).toMatch(/dice/);
+    expect(await page.locator('#roll-result').getAttribute('data-stale')).toBe('true');
+    expect(await page.locator('#roll-stale').textContent()).toBe(
+      'This roll was refused: the roll below is the one before.',
+    );
+    expect(await page.locator('#total').textContent()).toBe(shownTotal);
+    expect(consoleErrors.splice(0)).toEqual([
+      'Failed to load resource: the server responded with a status of 400 (Bad Request)',
+    ]);
+    await page.locator('#formula').fill('2d6');
   });
 
   it('draws the odds: one bar per possible total, the rolled total marked', async (test) => {

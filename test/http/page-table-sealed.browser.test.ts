@@ -1,0 +1,227 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+// Sealed rolls in the page, in headless Chromium against a real server with its SQLite store: a
+// sealed entry shows as sealed (number, time, formula, commitment, who) with no dice; its reveal
+// shows the roll, its dice, and whether it opens the commitment already in the chain, checked
+// in the page with the client's verifyEntry and verifyReveal. The entries are signed here with
+// the server's own key and appended to its store, so that a reveal whose salt does not open the
+// commitment can be shown failing.
+import { createHash, sign } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { canonicalJson } from '@fairdice/client/verify';
+import type { FastifyInstance } from 'fastify';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultConfig } from '../../src/config.js';
+import { buildApp } from '../../src/http/app.js';
+import type { Receipt, SignedRequest } from '../../src/trust/receipt.js';
+import { Trust } from '../../src/trust/service.js';
+import { signReceipt } from '../../src/trust/sign.js';
+import { uuidv7 } from '../../src/trust/uuid.js';
+import { listen } from '../support/app.js';
+import { seriousViolations } from '../support/axe.js';
+import { type Chromium, chromiumFor, launchChromium } from '../support/chromium.js';
+import { openPage as openTab } from '../support/page-rolls.js';
+import { readRollText } from '../support/roll-text.js';
+
+const runs = chromiumFor('the page sealed rolls browser test');
+
+describe.skipIf(!runs)('sealed rolls and their reveals in the page', () => {
+  const config = defaultConfig({
+    logLevel: 'silent',
+    rateLimitMax: 10_000,
+    dataDir: mkdtempSync(join(tmpdir(), 'fairdice-page-sealed-')),
+  });
+  let trust: Trust;
+  let app: FastifyInstance;
+  let origin: string;
+  let browser: Chromium;
+  let context: BrowserContext;
+  const consoleErrors: string[] = [];
+
+  const openPage = (url: string): Promise<Page> =>
+    openTab(context, url, { width: 1280, height: 900 }, consoleErrors);
+
+  /** A log entry other than a receipt, signed with the server's key as the service signs one. */
+  function signEntry<T extends object>(
+    content: T,
+  ): T & { id: string; time: string; kid: string; signature: string } {
+    const now = Date.now();
+    const body = { id: uuidv7(now), time: new Date(now).toISOString(), kid: trust.keys.kid, ...content };
+    const signature = sign(null, Buffer.from(canonicalJson(body), 'utf8'), trust.keys.privateKey).toString(
+      'base64url',
+    );
+    return { ...body, signature };
+  }
+
+  /** SHA-256 of the receipt's canonical JSON followed by the salt's bytes (docs/trust.md#sealed-rolls). */
+  const commitmentOf = (receipt: Receipt, salt: string) =>
+    createHash('sha256')
+      .update(Buffer.from(canonicalJson(receipt), 'utf8'))
+      .update(Buffer.from(salt, 'hex'))
+      .digest('hex');
+
+  /** Rolls `request` for real, then appends it to `table` sealed; the receipt it committed to. */
+  async function appendSealed(table: string, request: SignedRequest, salt: string): Promise<Receipt> {
+    const answer = (await (
+      await fetch(`${origin}/v1/roll`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ formula: request.formula }),
+      })
+    ).json()) as Receipt['roll'];
+    let receipt: Receipt | undefined;
+    await trust.store.append(
+      table,
+      (seq, prev) => {
+        receipt = signReceipt(trust.keys, {
+          request: { ...request, sealed: true },
+          roll: answer,
+          table,
+          seq,
+          prev,
+        });
+        const { note: _note, ...shown } = receipt.request;
+        return signEntry({
+          table,
+          seq,
+          prev,
+          request: shown,
+          commitment: commitmentOf(receipt, salt),
+        }) as unknown as Receipt;
+      },
+      Date.now(),
+    );
+    return receipt!;
+  }
+
+  async function appendReveal(table: string, receipt: Receipt, salt: string): Promise<void> {
+    await trust.store.append(
+      table,
+      (seq, prev) =>
+        signEntry({ table, seq, prev, reveal: { seq: receipt.seq, receipt, salt } }) as unknown as Receipt,
+      Date.now(),
+    );
+  }
+
+  const shown = (page: Page) =>
+    page.locator('#table-log li.entry').evaluateAll((items) =>
+      items
+        .map((item) => {
+          const data = (item as HTMLElement).dataset;
+          return {
+            seq: Number(data.seq),
+            kind: data.kind,
+            valid: item.querySelector<HTMLElement>('.badge[data-valid]')?.dataset.valid,
+            matched: data.matched,
+            revealedIn: data.revealedIn,
+            total: item.querySelector('.total')?.textContent ?? null,
+          };
+        })
+        .sort((a, b) => a.seq - b.seq),
+    );
+
+  beforeAll(async () => {
+    trust = await Trust.fromConfig(config, { warn() {}, info() {} });
+    app = await buildApp(config, { trust });
+    origin = await listen(app);
+    browser = await launchChromium();
+    context = browser.context;
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+    await trust?.close();
+  });
+
+  it('shows a sealed roll as sealed, its reveal with its dice and whether it opens the commitment', async () => {
+    const created = (await (await fetch(`${origin}/v1/tables`, { method: 'POST' })).json()) as { id: string };
+    const table = created.id;
+    const first = await openPage(`${origin}/?table=${table}`);
+    const second = await openPage(`${origin}/?table=${table}`);
+
+    const salt = 'a1'.repeat(32);
+    const sealedRoll = await appendSealed(
+      table,
+      { formula: '1d20+5', by: 'GM', note: 'the hidden trap' } as SignedRequest,
+      salt,
+    );
+    for (const page of [first, second]) {
+      await expect
+        .poll(() => shown(page))
+        .toEqual([
+          { seq: 1, kind: 'sealed', valid: 'true', matched: undefined, revealedIn: undefined, total: null },
+        ]);
+      const item = page.locator('#table-log li.entry[data-seq="1"]');
+      // What was asked and who, never the dice nor the note.
+      expect(await item.locator('.what').textContent()).toBe('1d20+5');
+      expect(await item.locator('.by').textContent()).toBe('GM');
+      expect(await item.locator('.note').count()).toBe(0);
+      expect(await item.locator('.badge.sealed').textContent()).toBe('sealed');
+      expect(await item.locator('.commitment code').getAttribute('title')).toBe(
+        commitmentOf(sealedRoll, salt),
+      );
+      expect(await item.textContent()).not.toContain('the hidden trap');
+      // No token in this browser: nothing to reveal with.
+      expect(await item.locator('button.reveal').count()).toBe(0);
+    }
+
+    await appendReveal(table, sealedRoll, salt);
+    const revealed = {
+      seq: 2,
+      kind: 'reveal',
+      valid: 'true',
+      matched: 'true',
+      revealedIn: undefined,
+      total: `= ${sealedRoll.roll.total}`,
+    };
+    for (const page of [first, second]) {
+      await expect
+        .poll(() => shown(page))
+        .toEqual([
+          { seq: 1, kind: 'sealed', valid: 'true', matched: undefined, revealedIn: '2', total: null },
+          revealed,
+        ]);
+      const item = page.locator('#table-log li.entry[data-seq="2"]');
+      expect(await item.locator('.badge.match').textContent()).toBe('✓ matches #1');
+      expect(await item.locator('.by').textContent()).toBe('GM');
+      expect(await item.locator('.note').textContent()).toBe('the hidden trap');
+      const text = (await item.locator('.what').textContent()) ?? '';
+      expect(text).toMatch(/^1d20 \[\d+\] \+ 5 = /);
+      expect(readRollText(text).rounded).toBe(sealedRoll.roll.total);
+      expect(await page.locator('#table-log li.entry[data-seq="1"] .revealed').textContent()).toBe(
+        'revealed in #2',
+      );
+    }
+
+    // A reveal signed by the service but whose salt does not open the commitment: shown failing.
+    const other = await appendSealed(table, { formula: '2d6' } as SignedRequest, 'b2'.repeat(32));
+    await appendReveal(table, other, 'c3'.repeat(32));
+    for (const page of [first, second]) {
+      await expect.poll(() => shown(page).then((entries) => entries.length)).toBe(4);
+      const item = page.locator('#table-log li.entry[data-seq="4"]');
+      expect(await item.getAttribute('data-matched')).toBe('false');
+      expect(await item.locator('.badge.match').textContent()).toBe('✗ does not open #3');
+      expect(await item.locator('.why').textContent()).toMatch(/do not hash to the commitment of entry 3/);
+      // The sealed entry stays sealed: nothing opened it.
+      expect(
+        await page.locator('#table-log li.entry[data-seq="3"]').getAttribute('data-revealed-in'),
+      ).toBeNull();
+    }
+    // The head the stream sends after each entry agrees with the log the page holds.
+    await expect.poll(() => first.locator('#table-head').getAttribute('data-entries')).toBe('4');
+    expect(await first.locator('#table-head-warning').textContent()).toBe('');
+    expect(await first.locator('#table-chain').textContent()).toBe('');
+
+    await first.setViewportSize({ width: 390, height: 844 });
+    expect(await first.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    expect(await seriousViolations(first)).toEqual([]);
+    const shots = mkdtempSync(join(tmpdir(), 'fairdice-sealed-shots-'));
+    await first.locator('#table').screenshot({ path: join(shots, 'sealed-390.png') });
+    console.log(`sealed screenshots: ${shots}`);
+    expect(consoleErrors).toEqual([]);
+  });
+});

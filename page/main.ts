@@ -14,7 +14,7 @@ import { OddsView } from './odds.js';
 import { type FoundOdds, type OddsRequest, OddsSource } from './odds-source.js';
 import { TableReportView } from './report.js';
 import { TableSession } from './table.js';
-import type { ApiErrorBody, RollResponse, SealedRoll, StatsResponse } from './types.js';
+import type { ApiErrorBody, RollResponse, StatsResponse, TableRollResponse } from './types.js';
 import './style.css';
 
 const byId = <T extends HTMLElement>(id: string): T => {
@@ -293,7 +293,7 @@ async function roll(): Promise<void> {
     rollFailure.textContent = await refusal(response);
     return;
   }
-  const answer = (await response.json()) as RollResponse & { sealed?: SealedRoll };
+  const answer = (await response.json()) as TableRollResponse;
   markStale(undefined);
   if (answer.sealed !== undefined) table.keepSealed(answer.sealed);
   const description = describeRoll(answer, {

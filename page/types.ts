@@ -15,6 +15,7 @@ export type {
   TableEntry,
   TableHead,
   TableReport,
+  TableRollResponse,
 } from '../packages/client/src/types.js';
 
 /** Any error body, read defensively: a proxy in front of the service may answer with anything. */

@@ -10,6 +10,7 @@ import { createHash, sign } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { TableRollResponse } from '@fairdice/client/types';
 import { canonicalJson } from '@fairdice/client/verify';
 import type { FastifyInstance } from 'fastify';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -222,6 +223,101 @@ describe.skipIf(!runs)('sealed rolls and their reveals in the page', () => {
     const shots = mkdtempSync(join(tmpdir(), 'fairdice-sealed-shots-'));
     await first.locator('#table').screenshot({ path: join(shots, 'sealed-390.png') });
     console.log(`sealed screenshots: ${shots}`);
+    expect(consoleErrors).toEqual([]);
+  });
+  it("rolls in secret from one page, shows it sealed on both, reveals it from the roller's page by keyboard", async () => {
+    const first = await openPage(`${origin}/`);
+    await first.locator('#table-create').click();
+    await expect.poll(() => new URL(first.url()).searchParams.get('table')).toMatch(/^[\w-]{16,64}$/);
+    const table = new URL(first.url()).searchParams.get('table')!;
+    const second = await openPage(first.url());
+    expect(await first.locator('#secret-field').isVisible()).toBe(true);
+
+    await first.locator('#formula').fill('1d20+5');
+    await first.locator('#by').fill('GM');
+    await first.locator('#secret').check();
+    const answered = first.waitForResponse(
+      (response) =>
+        response.request().method() === 'POST' &&
+        new URL(response.url()).pathname === `/v1/tables/${table}/roll`,
+    );
+    await first.locator('#roll-button').click();
+    const answer = (await (await answered).json()) as TableRollResponse;
+    const sealed = answer.sealed!;
+    expect(sealed.entry.seq).toBe(1);
+    expect(answer.receipt.request.sealed).toBe(true);
+    // The roller sees the roll; its heading says it is secret.
+    await expect.poll(() => first.locator('#total').textContent()).toBe(String(answer.total));
+    expect(await first.locator('#roll-title').textContent()).toContain('in secret (roll #1');
+
+    const asSealed = {
+      seq: 1,
+      kind: 'sealed',
+      valid: 'true',
+      matched: undefined,
+      revealedIn: undefined,
+      total: null,
+    };
+    for (const page of [first, second]) {
+      await expect.poll(() => shown(page)).toEqual([asSealed]);
+      const item = page.locator('#table-log li.entry[data-seq="1"]');
+      expect(await item.locator('.by').textContent()).toBe('GM');
+      expect(await item.locator('.what').textContent()).toBe('1d20+5');
+      expect(await item.locator('.commitment code').getAttribute('title')).toBe(sealed.entry.commitment);
+    }
+    // Only the roller's page holds the token, kept per table and entry across a reload.
+    expect(await second.locator('#table-log button.reveal').count()).toBe(0);
+    const kept = () =>
+      first.evaluate((key) => window.localStorage.getItem(key), `fairdice.sealed.${table}.1`);
+    expect(JSON.parse((await kept()) ?? '{}')).toEqual({
+      salt: sealed.salt,
+      revealToken: sealed.revealToken,
+    });
+    await first.reload();
+    await first.locator('body[data-ready="true"]').waitFor();
+    await expect.poll(() => shown(first)).toEqual([asSealed]);
+    const button = first.locator('#table-log li.entry[data-seq="1"] button.reveal');
+    await button.waitFor();
+    expect(await button.textContent()).toBe('Reveal roll #1');
+    await first.setViewportSize({ width: 390, height: 844 });
+    expect(await first.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    expect(await seriousViolations(first)).toEqual([]);
+
+    // Keyboard only: Tab to the reveal button, Enter reveals.
+    for (let presses = 0; presses < 60; presses++) {
+      if (await button.evaluate((node) => node === document.activeElement)) break;
+      await first.keyboard.press('Tab');
+    }
+    expect(await button.evaluate((node) => node === document.activeElement)).toBe(true);
+    const revealed = first.waitForResponse(
+      (response) => new URL(response.url()).pathname === `/v1/tables/${table}/rolls/1/reveal`,
+    );
+    await first.keyboard.press('Enter');
+    expect((await revealed).status()).toBe(200);
+    for (const page of [first, second]) {
+      await expect
+        .poll(() => shown(page))
+        .toEqual([
+          { ...asSealed, revealedIn: '2' },
+          {
+            seq: 2,
+            kind: 'reveal',
+            valid: 'true',
+            matched: 'true',
+            revealedIn: undefined,
+            total: `= ${answer.total}`,
+          },
+        ]);
+      const text = (await page.locator('#table-log li.entry[data-seq="2"] .what').textContent()) ?? '';
+      expect(readRollText(text).rounded).toBe(answer.total);
+      expect(await page.locator('#table-log li.entry[data-seq="2"] .badge.match').textContent()).toBe(
+        '✓ matches #1',
+      );
+    }
+    // Revealed: the secret is forgotten, and focus stays on the entry it was revealed from.
+    expect(await kept()).toBeNull();
+    expect(await first.evaluate(() => document.activeElement?.className)).toBe('revealed');
+    expect(await first.locator('#table-log button.reveal').count()).toBe(0);
     expect(consoleErrors).toEqual([]);
   });
 });

@@ -71,6 +71,12 @@ export interface Config {
    */
   discordPublicKey: string | undefined;
   discordApplicationId: string | undefined;
+  /**
+   * Discord's API, where the endpoint posts the follow-up message of an interaction (a sealed
+   * roll's notice to its channel: docs/discord.md): DISCORD_API_URL, `https://discord.com/api/v10`
+   * by default (a test points it at a stand-in).
+   */
+  discordApiUrl: string;
   /** The address players reach the service at (`https://dice.example.com`), for links in Discord messages. */
   publicUrl: string | undefined;
   /**
@@ -290,6 +296,7 @@ const EnvSchema = z.object({
     'a Discord application id (digits)',
   ),
   PUBLIC_URL: publicUrl,
+  DISCORD_API_URL: publicUrl,
   // Any value; only `production` changes anything (checkOutputs).
   NODE_ENV: z.string().optional(),
   SSE_CONNECTIONS_PER_ADDRESS: integer(
@@ -374,6 +381,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     checkOutputs: e.NODE_ENV !== 'production',
     discordPublicKey: e.DISCORD_PUBLIC_KEY?.toLowerCase(),
     discordApplicationId: e.DISCORD_APPLICATION_ID,
+    discordApiUrl: (e.DISCORD_API_URL ?? 'https://discord.com/api/v10').replace(/\/+$/, ''),
     publicUrl: e.PUBLIC_URL,
     metricsPort: e.METRICS_PORT,
     metricsHost: e.METRICS_HOST,

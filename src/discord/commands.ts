@@ -13,13 +13,22 @@ import {
 import { LIMITS } from '../limits.js';
 
 export const COMMAND = { roll: 'roll', odds: 'odds', table: 'table' } as const;
-export const TABLE_SUBCOMMAND = { start: 'start', log: 'log', verify: 'verify', report: 'report' } as const;
+export const TABLE_SUBCOMMAND = {
+  start: 'start',
+  log: 'log',
+  verify: 'verify',
+  report: 'report',
+  reveal: 'reveal',
+} as const;
 export const OPTION = {
   formula: 'formula',
   private: 'private',
   note: 'note',
   target: 'target',
   versus: 'versus',
+  sealed: 'sealed',
+  seq: 'seq',
+  token: 'token',
 } as const;
 
 /** Characters of a roll's note (the length a signed note will have). */
@@ -65,6 +74,11 @@ export const COMMANDS: RESTPostAPIChatInputApplicationCommandsJSONBody[] = [
         description: 'What the roll is for, shown with it',
         min_length: 1,
         max_length: NOTE_MAX_LENGTH,
+      },
+      {
+        type: ApplicationCommandOptionType.Boolean,
+        name: OPTION.sealed,
+        description: "A secret roll at this channel's table: only you see it until you reveal it",
       },
     ],
   },
@@ -114,6 +128,28 @@ export const COMMANDS: RESTPostAPIChatInputApplicationCommandsJSONBody[] = [
         name: TABLE_SUBCOMMAND.report,
         description: "How lucky the rolls at this channel's table were",
       },
+      {
+        type: ApplicationCommandOptionType.Subcommand,
+        name: TABLE_SUBCOMMAND.reveal,
+        description: 'Reveal your sealed roll to the channel',
+        options: [
+          {
+            type: ApplicationCommandOptionType.Integer,
+            name: OPTION.seq,
+            description: 'Its table entry number (#)',
+            required: true,
+            min_value: 1,
+          },
+          {
+            type: ApplicationCommandOptionType.String,
+            name: OPTION.token,
+            description: 'The reveal token your sealed roll gave you',
+            required: true,
+            min_length: 1,
+            max_length: 200,
+          },
+        ],
+      },
     ],
   },
 ];
@@ -124,21 +160,28 @@ export const CUSTOM_ID_MAX_LENGTH = 100;
 /** What a button of a roll message does, with the formula it carries. */
 export type ButtonAction =
   | { action: 'roll'; formula: string; private: boolean }
-  | { action: 'odds'; formula: string };
+  | { action: 'odds'; formula: string }
+  | { action: 'reveal'; seq: number; token: string };
 
 const ROLL_PUBLIC = 'roll:-:';
 const ROLL_PRIVATE = 'roll:p:';
 const ODDS = 'odds:';
+/** `reveal:<seq>:<token>`: only on the ephemeral answer of a sealed roll, which its roller alone sees. */
+const REVEAL = /^reveal:(\d{1,9}):([A-Za-z0-9_-]{1,80})$/;
 
-/** The custom id of a button, or undefined when the formula is too long to fit in one. */
+/** The custom id of a button, or undefined when what it carries is too long to fit in one. */
 export function customIdOf(button: ButtonAction): string | undefined {
-  const prefix = button.action === 'odds' ? ODDS : button.private ? ROLL_PRIVATE : ROLL_PUBLIC;
-  const id = `${prefix}${button.formula}`;
+  const id =
+    button.action === 'reveal'
+      ? `reveal:${button.seq}:${button.token}`
+      : `${button.action === 'odds' ? ODDS : button.private ? ROLL_PRIVATE : ROLL_PUBLIC}${button.formula}`;
   return id.length <= CUSTOM_ID_MAX_LENGTH ? id : undefined;
 }
 
 /** The button a custom id names, or undefined when it is none of ours. */
 export function buttonOf(customId: string): ButtonAction | undefined {
+  const reveal = REVEAL.exec(customId);
+  if (reveal !== null) return { action: 'reveal', seq: Number(reveal[1]), token: reveal[2]! };
   for (const [prefix, button] of [
     [ROLL_PUBLIC, (formula: string) => ({ action: 'roll', formula, private: false }) as const],
     [ROLL_PRIVATE, (formula: string) => ({ action: 'roll', formula, private: true }) as const],

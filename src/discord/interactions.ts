@@ -5,6 +5,7 @@
 // and stats budgets (the HTTP API's, keyed by user instead of by address), their share of commands,
 // and each channel's share of table operations.
 
+import type { RevealEntry, TableRollResponse } from '@fairdice/client/types';
 import { verifyChain } from '@fairdice/client/verify';
 import {
   type APIActionRowComponent,
@@ -13,6 +14,7 @@ import {
   type APIButtonComponent,
   type APIEmbed,
   type APIInteractionResponse,
+  type APIInteractionResponseCallbackData,
   type APIInteractionResponseChannelMessageWithSource,
   ButtonStyle,
   ComponentType,
@@ -35,9 +37,11 @@ import type { Trust } from '../trust/service.js';
 import { buttonOf, COMMAND, customIdOf, NOTE_MAX_LENGTH, OPTION, TABLE_SUBCOMMAND } from './commands.js';
 import {
   cut,
+  escapeMarkdown,
   fitContent,
   headText,
   type Links,
+  type LogEntryShown,
   logContent,
   MESSAGE_LIMITS,
   oddsContent,
@@ -64,6 +68,11 @@ export interface DiscordSetting {
   logError(error: unknown, message: string): void;
   /** Milliseconds since the epoch. */
   now(): number;
+  /**
+   * Posts a message to the interaction's channel once the answer is sent (Discord's follow-up
+   * webhook): a sealed roll's public notice, when its answer is the roller's alone.
+   */
+  followUp(message: APIInteractionResponseCallbackData): void;
 }
 
 interface CommandOption {
@@ -103,6 +112,8 @@ export const InteractionSchema = z.looseObject({
   member: z.looseObject({ user: UserSchema, nick: NameSchema }).optional(),
   user: UserSchema.optional(),
   channel_id: IdSchema.optional(),
+  /** The interaction's token: what its follow-up messages are posted with. */
+  token: z.string().max(1000).optional(),
   channel: z.looseObject({ id: IdSchema }).optional(),
 });
 
@@ -283,6 +294,8 @@ function rollButtons(formula: string, ephemeral: boolean): APIActionRowComponent
 interface RollAsked {
   formula: string;
   private: boolean;
+  /** A secret roll at the channel's table (docs/trust.md#sealed-rolls). */
+  sealed?: boolean | undefined;
   note?: string | undefined;
   /** From a message's "Roll again" button: a new roll, said to be another. */
   again: boolean;
@@ -296,8 +309,14 @@ async function roll(asker: Asker, asked: RollAsked, setting: DiscordSetting): Pr
   const ctx = setting.contextFor(asker.key);
   // A private roll at a table is logged like any other (the log shows it).
   const table = await channelTable(ctx, asker, setting.now());
+  if (asked.sealed === true && table === undefined)
+    return message(
+      'A sealed roll is made at a table, whose log keeps it sealed until you reveal it: this channel has none. Start one with /table start.',
+      { ephemeral: true },
+    );
   if (table !== undefined && asker.channel !== undefined)
     await spend(setting.tableOpsPerChannel, channelKey(asker.channel), 'channel');
+  if (asked.sealed === true && table !== undefined) return sealedRoll(asker, asked, table, setting);
   // Who rolled and why are signed into the receipt; the interaction's id is the roll's
   // Idempotency-Key, so Discord sending the same interaction again answers the same roll.
   const input = await parseInput(OPERATIONS.rollWith.input, {
@@ -322,6 +341,111 @@ async function roll(asker: Asker, asked: RollAsked, setting: DiscordSetting): Pr
     ephemeral: asked.private,
     components: rollButtons(rolled.formula, asked.private),
   });
+}
+
+const tableRollOperation = OPERATIONS.tableRoll.run as (
+  input: unknown,
+  ctx: DiceContext,
+) => Promise<TableRollResponse>;
+
+/** `#4`'s commitment as a message shows it: the first 12 hex digits. */
+const shortCommitment = (commitment: string): string => `\`${commitment.slice(0, 12)}…\``;
+
+/**
+ * A sealed roll at the channel's table: the answer, ephemeral, shows the roller the result and a
+ * Reveal button carrying the token; the channel gets a follow-up notice of the sealed entry.
+ */
+async function sealedRoll(
+  asker: Asker,
+  asked: RollAsked,
+  table: string,
+  setting: DiscordSetting,
+): Promise<Message> {
+  const ctx = setting.contextFor(asker.key);
+  const input = await parseInput(OPERATIONS.tableRoll.input, {
+    value: {
+      id: table,
+      formula: asked.formula,
+      by: asker.name,
+      ...(asked.note === undefined ? {} : { note: asked.note }),
+      sealed: true,
+      idempotencyKey: asker.interaction,
+    },
+  });
+  const rolled = await tableRollOperation(input, ctx);
+  const sealed = rolled.sealed!;
+  const { seq, commitment } = sealed.entry;
+  const { content, embed } = rollMessage({
+    roll: rolled,
+    note: asked.note,
+    private: true,
+    links: setting.links,
+  });
+  if (rolled.replayed !== true)
+    setting.followUp({
+      content: fitContent(
+        `🔒 ${escapeMarkdown(asker.name)} made a sealed roll of ${quoted(asked.formula)}: table entry #${seq}, commitment ${shortCommitment(commitment)}. Its result stays hidden until they reveal it; the table's log shows it sealed meanwhile, and /table verify checks it.`,
+      ),
+      allowed_mentions: { parse: [] },
+    });
+  const reveal = customIdOf({ action: 'reveal', seq, token: sealed.revealToken });
+  return message(
+    `Sealed roll, table entry #${seq}: only you see this result. The channel sees only that #${seq} is sealed (commitment ${shortCommitment(commitment)}).\n${content}\nTo show it to the channel: press Reveal, or \`/table reveal seq:${seq} token:${sealed.revealToken}\`. Keep the token: nobody can reveal the roll without it.`,
+    {
+      ephemeral: true,
+      embeds: [embed],
+      components:
+        reveal === undefined
+          ? []
+          : [
+              {
+                type: ComponentType.ActionRow,
+                components: [
+                  {
+                    type: ComponentType.Button,
+                    style: ButtonStyle.Primary,
+                    label: 'Reveal',
+                    custom_id: reveal,
+                  },
+                ],
+              },
+            ],
+    },
+  );
+}
+
+const revealOperation = OPERATIONS.revealRoll.run as (
+  input: unknown,
+  ctx: DiceContext,
+) => Promise<RevealEntry>;
+
+/** Reveals sealed entry `seq` of the channel's table with its token: a message to the channel. */
+async function revealSealed(
+  asker: Asker,
+  seq: number,
+  token: string,
+  setting: DiscordSetting,
+): Promise<Message> {
+  const ctx = setting.contextFor(asker.key);
+  const table = await channelTable(ctx, asker, setting.now());
+  if (table === undefined)
+    return message('This channel has no fairdice table: start one with /table start.', { ephemeral: true });
+  if (asker.channel !== undefined)
+    await spend(setting.tableOpsPerChannel, channelKey(asker.channel), 'channel');
+  const input = await parseInput(OPERATIONS.revealRoll.input, { value: { id: table, seq, token } });
+  const entry = await revealOperation(input, ctx);
+  const { receipt } = entry.reveal;
+  const { content, embed } = rollMessage({
+    roll: { ...receipt.roll, receipt },
+    note: receipt.request.note,
+    private: false,
+    links: setting.links,
+  });
+  const by = receipt.request.by === undefined ? '' : `${escapeMarkdown(receipt.request.by)}'s `;
+  return message(
+    `🔓 Revealed: ${by}sealed roll, table entry #${entry.reveal.seq} (the reveal is entry #${entry.seq}). It matches the commitment #${entry.reveal.seq} has held since the roll; /table verify checks it.\n${content}`,
+    { embeds: [embed] },
+  );
 }
 
 const statsOperation = OPERATIONS.statsWith.run as (
@@ -398,7 +522,7 @@ async function table(sub: string, asker: Asker, setting: DiscordSetting): Promis
       { id: current, after: Math.max(0, record.entries - shown), limit: shown },
       ctx,
     );
-    const rolls = page.rolls as readonly Receipt[];
+    const rolls = page.rolls as readonly LogEntryShown[];
     return message(logContent({ id: current, entries: page.entries }, rolls, setting.links), {
       ephemeral: true,
     });
@@ -468,6 +592,7 @@ async function command(interaction: Interaction, asker: Asker, setting: DiscordS
           formula,
           private: options.get(OPTION.private)?.value === true,
           note: noteOf(stringOf(options.get(OPTION.note))),
+          sealed: options.get(OPTION.sealed)?.value === true,
           again: false,
         },
         setting,
@@ -488,6 +613,16 @@ async function command(interaction: Interaction, asker: Asker, setting: DiscordS
     }
     case COMMAND.table: {
       const sub = data.options?.[0]?.name ?? '';
+      if (sub === TABLE_SUBCOMMAND.reveal) {
+        const given = optionsOf(data.options?.[0]?.options);
+        const seq = given.get(OPTION.seq)?.value;
+        return revealSealed(
+          asker,
+          typeof seq === 'number' ? seq : 0,
+          stringOf(given.get(OPTION.token)) ?? '',
+          setting,
+        );
+      }
       return table(sub, asker, setting);
     }
     default:
@@ -504,6 +639,7 @@ async function button(interaction: Interaction, asker: Asker, setting: DiscordSe
   if (pressed.action === 'roll') {
     return roll(asker, { formula: pressed.formula, private: pressed.private, again: true }, setting);
   }
+  if (pressed.action === 'reveal') return revealSealed(asker, pressed.seq, pressed.token, setting);
   return odds(asker, { formula: pressed.formula }, setting, true);
 }
 

@@ -12,7 +12,12 @@
 // counted where the request limit counts (in Redis with REDIS_URL), and so are their fair turns.
 // Each answer is written within the request, before LIMITS.discordAnswerMs is up.
 
-import { type APIInteractionResponse, InteractionResponseType, MessageFlags } from 'discord-api-types/v10';
+import {
+  type APIInteractionResponse,
+  type APIInteractionResponseCallbackData,
+  InteractionResponseType,
+  MessageFlags,
+} from 'discord-api-types/v10';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { RequestError } from '../errors.js';
@@ -46,6 +51,38 @@ const LATE: APIInteractionResponse = {
     flags: MessageFlags.Ephemeral,
   },
 };
+
+/** Tries of a follow-up message, and the wait between them (Discord may not have the answer yet). */
+const FOLLOW_UP_TRIES = 3;
+const FOLLOW_UP_RETRY_MS = 500;
+
+/**
+ * Posts a follow-up message of an interaction to Discord's webhook (docs/discord.md), trying
+ * again a few times; a failure is logged, never thrown (the entry is in the table's log anyway).
+ */
+async function postFollowUp(
+  url: string,
+  message: APIInteractionResponseCallbackData,
+  log: FastifyRequest['log'],
+): Promise<void> {
+  for (let attempt = 1; attempt <= FOLLOW_UP_TRIES; attempt++) {
+    try {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(message),
+        signal: AbortSignal.timeout(5_000),
+      });
+      if (response.ok) return;
+      if (attempt === FOLLOW_UP_TRIES)
+        log.warn({ status: response.status }, 'Discord refused a follow-up message');
+    } catch (error) {
+      if (attempt === FOLLOW_UP_TRIES)
+        log.warn({ err: error }, 'a follow-up message could not reach Discord');
+    }
+    await new Promise((resolve) => setTimeout(resolve, FOLLOW_UP_RETRY_MS));
+  }
+}
 
 /** `work`'s result, or `late` when `ms` pass first (the work goes on, its result unused). */
 export function withinDeadline<T>(work: Promise<T>, ms: number, late: T): Promise<T> {
@@ -157,7 +194,9 @@ export async function discordPlugin(app: FastifyInstance, options: DiscordPlugin
           links,
           logError: (error, message) => request.log.error({ err: error }, message),
           now: Date.now,
+          followUp: (message) => followUps.push(message),
         };
+        const followUps: APIInteractionResponseCallbackData[] = [];
         const answer = await withinDeadline(
           answerInteraction(interaction, setting),
           LIMITS.discordAnswerMs,
@@ -171,7 +210,15 @@ export async function discordPlugin(app: FastifyInstance, options: DiscordPlugin
             bodyLimit,
           );
         }
-        return reply.type('application/json; charset=utf-8').send(JSON.stringify(answer));
+        reply.type('application/json; charset=utf-8').send(JSON.stringify(answer));
+        // Discord takes follow-ups once it has the answer: they go after it is sent.
+        if (followUps.length > 0 && interaction.token !== undefined) {
+          const url = `${config.discordApiUrl}/webhooks/${applicationId}/${interaction.token}`;
+          reply.raw.once('finish', () => {
+            for (const message of followUps) void postFollowUp(url, message, request.log);
+          });
+        }
+        return reply;
       },
     });
   });

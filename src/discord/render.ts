@@ -227,12 +227,27 @@ export function oddsContent(stats: OddsShown): string {
 }
 
 /** One entry of a table's log as the log shows it. */
-export interface LogEntryShown {
+interface OpenEntryShown {
   seq?: number | undefined;
   time: string;
   roll: RollResponse;
   /** The request rolled: it names string bonuses as written, and who rolled and why. */
   request?: (DescribedRequest & { by?: string | undefined; note?: string | undefined }) | undefined;
+}
+
+/** An entry of a table's log as `/table log` shows it: an open roll, a sealed one, or a reveal. */
+export type LogEntryShown =
+  | OpenEntryShown
+  | { seq: number; time: string; commitment: string; request: { formula: string; by?: string | undefined } }
+  | { seq: number; time: string; reveal: { seq: number; receipt: OpenEntryShown } };
+
+/** What a line of the log says of an entry after its number and time. */
+function entryText(entry: LogEntryShown): string {
+  if ('commitment' in entry)
+    return `${byText(entry.request.by)}\`${cut(entry.request.formula.replaceAll('`', 'ˋ'), 100)}\` 🔒 sealed (commitment \`${entry.commitment.slice(0, 12)}…\`)`;
+  const open = 'reveal' in entry ? entry.reveal.receipt : entry;
+  const revealed = 'reveal' in entry ? `🔓 reveals #${entry.reveal.seq}: ` : '';
+  return `${revealed}${byText(open.request?.by)}${lineOf(describeRoll(open.roll, open.request), LOG_LINE_MAX)}${noteText(open.request?.note, LOG_NOTE_MAX)}`;
 }
 
 /** `Mira: ` before a roll, ` (attack on the ogre)` after it: who rolled and why, as text. */
@@ -255,8 +270,7 @@ export function logContent(
       ? `This channel's table has no rolls yet.`
       : `This channel's table: ${table.entries} roll${table.entries === 1 ? '' : 's'}; the last ${entries.length}:`;
   const lines = entries.map(
-    (entry) =>
-      `#${entry.seq} ${discordTime(Date.parse(entry.time), 't')} ${byText(entry.request?.by)}${lineOf(describeRoll(entry.roll, entry.request), LOG_LINE_MAX)}${noteText(entry.request?.note, LOG_NOTE_MAX)}`,
+    (entry) => `#${entry.seq} ${discordTime(Date.parse(entry.time), 't')} ${entryText(entry)}`,
   );
   const all = `The whole log, checked in your browser: ${link(`table ${table.id}`, tablePageUrl(links, table.id))}`;
   return fitContent([head, ...lines, all].join('\n'));

@@ -71,9 +71,9 @@ describe('the command definitions', () => {
       (COMMANDS.find((command) => command.name === name) as { options: Array<{ name: string }> }).options.map(
         (option) => option.name,
       );
-    expect(names('roll')).toEqual(['formula', 'private', 'note']);
+    expect(names('roll')).toEqual(['formula', 'private', 'note', 'sealed']);
     expect(names('odds')).toEqual(['formula', 'target', 'versus']);
-    expect(names('table')).toEqual(['start', 'log', 'verify', 'report']);
+    expect(names('table')).toEqual(['start', 'log', 'verify', 'report', 'reveal']);
   });
 });
 

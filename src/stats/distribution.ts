@@ -260,7 +260,7 @@ type WholeMoments = { moments: Moments } | { whole: Plan } | null;
 
 function answer(request: RequestPlan): StatsResponse {
   const main = computePlan(request.main);
-  const response: StatsResponse = { ...main.base, ...main.described };
+  const response: StatsResponse = { ...main.base, ...main.describe() };
   if (request.targets !== undefined) response.targets = request.targets.map((t) => target(main.totals!, t));
   if (request.versus !== undefined) response.versus = versusAnswer(main, computePlan(request.versus.plan));
   return response;
@@ -269,7 +269,8 @@ function answer(request: RequestPlan): StatsResponse {
 /** A computed plan: its answer's fields, and its listed totals for the questions asked of it. */
 interface Computed {
   base: { formula: string; advantageState: StatsResponse['advantageState'] };
-  described: StatsDistribution;
+  /** The answer's distribution fields, built on demand (an opposing roll answers only its difference). */
+  describe: () => StatsDistribution;
   /** undefined for a summary. */
   totals: Totals | undefined;
   moments: Moments | undefined;
@@ -282,7 +283,7 @@ function computePlan(plan: Plan): Computed {
   if (plan.summary !== undefined) {
     return {
       base,
-      described: plan.summary,
+      describe: () => plan.summary!,
       totals: undefined,
       moments: undefined,
       truncatedDepth: undefined,
@@ -309,7 +310,7 @@ function computePlan(plan: Plan): Computed {
   else if (plan.moments != null) moments = momentsOf(computePlan(plan.moments.whole).totals!);
   return {
     base,
-    described: describeTotals(totals, truncatedDepth, moments),
+    describe: () => describeTotals(totals, truncatedDepth, moments),
     totals,
     moments,
     truncatedDepth,

@@ -205,3 +205,80 @@ export function explodingKeepHighest(
     denominator: s ** BigInt((D + 1) * n),
   };
 }
+
+/** Power sums of a kept sum: s0 = the rolls' weight, s1 = sum of weight x total, s2 = of weight x total^2. */
+export interface KeptMoments {
+  s0: bigint;
+  s1: bigint;
+  s2: bigint;
+}
+
+/**
+ * The exact power sums of the sum of the k kept dice of n (1 <= k < n), over die.denominator^n,
+ * without the distribution: the walk of keepDistribution over the die's values from the best
+ * down, whose state is the number of dice placed so far (fewer than k) and carries the three
+ * power sums of the kept sum instead of its polynomial. Once k dice are placed the rest only
+ * need to be lower, weighed in one power. For a whole die (no tail): the chains to the cap.
+ */
+export function keepMoments(die: DieCounts, n: number, k: number, highest: boolean): KeptMoments {
+  if (die.tail !== 0n) throw new RangeError('keepMoments: the die must be whole (no tail).');
+  const size = die.counts.length;
+  const binomial = Array.from({ length: n + 1 }, (_, e) => binomialRow(e));
+  // The weight of the values after the current one in walk order.
+  let rest = die.denominator;
+  // state[e]: the power sums of the rolls with e dice placed so far (e < k), none of them kept
+  // beyond the first k.
+  let state: Array<KeptMoments | undefined> = new Array(k).fill(undefined);
+  state[0] = { s0: 1n, s1: 0n, s2: 0n };
+  const result: KeptMoments = { s0: 0n, s1: 0n, s2: 0n };
+  for (let step = 0; step < size; step++) {
+    const i = highest ? size - 1 - step : step;
+    const w = die.counts[i]!;
+    rest -= w;
+    if (w === 0n) continue;
+    const v = BigInt(die.min + i);
+    const weights: bigint[] = [1n];
+    for (let j = 1; j <= n; j++) weights.push(weights[j - 1]! * w);
+    // done[e2 - k]: the rolls that placed their k-th die on this value, e2 dice placed in all.
+    const done: KeptMoments[] = Array.from({ length: n - k + 1 }, () => ({ s0: 0n, s1: 0n, s2: 0n }));
+    const next: Array<KeptMoments | undefined> = state.slice();
+    for (let e = 0; e < k; e++) {
+      const here = state[e];
+      if (here === undefined) continue;
+      for (let j = 1; j <= n - e; j++) {
+        const added = v * BigInt(Math.min(j, k - e));
+        const ways = binomial[n - e]![j]! * weights[j]!;
+        // (total + added)^p expanded: s1 + added s0, s2 + 2 added s1 + added^2 s0.
+        const s0 = here.s0 * ways;
+        const s1 = (here.s1 + added * here.s0) * ways;
+        const s2 = (here.s2 + 2n * added * here.s1 + added * added * here.s0) * ways;
+        const e2 = e + j;
+        if (e2 >= k) {
+          const bucket = done[e2 - k]!;
+          bucket.s0 += s0;
+          bucket.s1 += s1;
+          bucket.s2 += s2;
+        } else {
+          const there = next[e2];
+          next[e2] =
+            there === undefined
+              ? { s0, s1, s2 }
+              : { s0: there.s0 + s0, s1: there.s1 + s1, s2: there.s2 + s2 };
+        }
+      }
+    }
+    // The other n - e2 dice fall below: any of the values after this one.
+    let below = 1n;
+    for (let e2 = n; e2 >= k; e2--) {
+      const bucket = done[e2 - k]!;
+      if (bucket.s0 !== 0n) {
+        result.s0 += bucket.s0 * below;
+        result.s1 += bucket.s1 * below;
+        result.s2 += bucket.s2 * below;
+      }
+      below *= rest;
+    }
+    state = next;
+  }
+  return result;
+}

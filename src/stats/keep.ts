@@ -226,59 +226,66 @@ export function keepMoments(die: DieCounts, n: number, k: number, highest: boole
   const binomial = Array.from({ length: n + 1 }, (_, e) => binomialRow(e));
   // The weight of the values after the current one in walk order.
   let rest = die.denominator;
-  // state[e]: the power sums of the rolls with e dice placed so far (e < k), none of them kept
-  // beyond the first k.
-  let state: Array<KeptMoments | undefined> = new Array(k).fill(undefined);
-  state[0] = { s0: 1n, s1: 0n, s2: 0n };
-  const result: KeptMoments = { s0: 0n, s1: 0n, s2: 0n };
+  // [s0, s1, s2][e]: the power sums of the rolls with e dice placed so far (e < k).
+  const s0 = new Array<bigint>(k).fill(0n);
+  const s1 = new Array<bigint>(k).fill(0n);
+  const s2 = new Array<bigint>(k).fill(0n);
+  s0[0] = 1n;
+  // The same for the rolls that placed their k-th die on the current value, by dice placed - k.
+  const d0 = new Array<bigint>(n - k + 1);
+  const d1 = new Array<bigint>(n - k + 1);
+  const d2 = new Array<bigint>(n - k + 1);
+  let r0 = 0n;
+  let r1 = 0n;
+  let r2 = 0n;
+  const weights = new Array<bigint>(n + 1);
+  weights[0] = 1n;
   for (let step = 0; step < size; step++) {
     const i = highest ? size - 1 - step : step;
     const w = die.counts[i]!;
     rest -= w;
     if (w === 0n) continue;
     const v = BigInt(die.min + i);
-    const weights: bigint[] = [1n];
-    for (let j = 1; j <= n; j++) weights.push(weights[j - 1]! * w);
-    // done[e2 - k]: the rolls that placed their k-th die on this value, e2 dice placed in all.
-    const done: KeptMoments[] = Array.from({ length: n - k + 1 }, () => ({ s0: 0n, s1: 0n, s2: 0n }));
-    const next: Array<KeptMoments | undefined> = state.slice();
-    for (let e = 0; e < k; e++) {
-      const here = state[e];
-      if (here === undefined) continue;
+    for (let j = 1; j <= n; j++) weights[j] = weights[j - 1]! * w;
+    d0.fill(0n);
+    d1.fill(0n);
+    d2.fill(0n);
+    // Descending e: a state is read before this value's transitions into it are added.
+    for (let e = k - 1; e >= 0; e--) {
+      const h0 = s0[e]!;
+      if (h0 === 0n) continue;
+      const h1 = s1[e]!;
+      const h2 = s2[e]!;
+      const row = binomial[n - e]!;
       for (let j = 1; j <= n - e; j++) {
-        const added = v * BigInt(Math.min(j, k - e));
-        const ways = binomial[n - e]![j]! * weights[j]!;
-        // (total + added)^p expanded: s1 + added s0, s2 + 2 added s1 + added^2 s0.
-        const s0 = here.s0 * ways;
-        const s1 = (here.s1 + added * here.s0) * ways;
-        const s2 = (here.s2 + 2n * added * here.s1 + added * added * here.s0) * ways;
+        const added = v * BigInt(j < k - e ? j : k - e);
+        const ways = row[j]! * weights[j]!;
+        // (total + added)^p expanded: s1 + added s0, s2 + added (2 s1 + added s0).
+        const a0 = h0 * ways;
+        const a1 = (h1 + added * h0) * ways;
+        const a2 = (h2 + added * (2n * h1 + added * h0)) * ways;
         const e2 = e + j;
         if (e2 >= k) {
-          const bucket = done[e2 - k]!;
-          bucket.s0 += s0;
-          bucket.s1 += s1;
-          bucket.s2 += s2;
+          d0[e2 - k] = d0[e2 - k]! + a0;
+          d1[e2 - k] = d1[e2 - k]! + a1;
+          d2[e2 - k] = d2[e2 - k]! + a2;
         } else {
-          const there = next[e2];
-          next[e2] =
-            there === undefined
-              ? { s0, s1, s2 }
-              : { s0: there.s0 + s0, s1: there.s1 + s1, s2: there.s2 + s2 };
+          s0[e2] = s0[e2]! + a0;
+          s1[e2] = s1[e2]! + a1;
+          s2[e2] = s2[e2]! + a2;
         }
       }
     }
     // The other n - e2 dice fall below: any of the values after this one.
     let below = 1n;
     for (let e2 = n; e2 >= k; e2--) {
-      const bucket = done[e2 - k]!;
-      if (bucket.s0 !== 0n) {
-        result.s0 += bucket.s0 * below;
-        result.s1 += bucket.s1 * below;
-        result.s2 += bucket.s2 * below;
+      if (d0[e2 - k] !== 0n) {
+        r0 += d0[e2 - k]! * below;
+        r1 += d1[e2 - k]! * below;
+        r2 += d2[e2 - k]! * below;
       }
       below *= rest;
     }
-    state = next;
   }
-  return result;
+  return { s0: r0, s1: r1, s2: r2 };
 }

@@ -258,7 +258,7 @@ export function keepMoments(die: DieCounts, n: number, k: number, highest: boole
       const h2 = s2[e]!;
       const row = binomial[n - e]!;
       for (let j = 1; j <= n - e; j++) {
-        const added = v * BigInt(j < k - e ? j : k - e);
+        const added = v * BigInt(Math.min(j, k - e));
         const ways = row[j]! * weights[j]!;
         // (total + added)^p expanded: s1 + added s0, s2 + added (2 s1 + added s0).
         const a0 = h0 * ways;

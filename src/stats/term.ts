@@ -123,16 +123,30 @@ export function termSummary(plan: GroupPlan): TermSummary {
   if (!g.classic) return generalSummary(g);
   const m = dieMoments(g.die);
   const n = BigInt(g.count);
-  const k = BigInt(g.factor);
-  const dieMax = die1Max(g.die);
   // Every face can stand (a rerolled one after the last reroll), so a die's least value is 1.
-  const low = g.count;
-  const high = g.count * dieMax;
-  const [meanN, meanD] = lowest(n * k * m.s1, m.s0);
-  const [varN, varD] = lowest(n * k * k * (m.s0 * m.s2 - m.s1 * m.s1), m.s0 * m.s0);
+  return scaledSummary(g.factor, g.count, g.count * die1Max(g.die), {
+    s0: m.s0,
+    s1: n * m.s1,
+    variance: n * (m.s0 * m.s2 - m.s1 * m.s1),
+  });
+}
+
+/**
+ * A term's summary from its power sums before the factor (mean s1 / s0, variance `variance` /
+ * s0^2) and its least and greatest values, times the factor (a negative one swaps the bounds).
+ */
+function scaledSummary(
+  factor: number,
+  low: number,
+  high: number,
+  m: { s0: bigint; s1: bigint; variance: bigint },
+): TermSummary {
+  const k = BigInt(factor);
+  const [meanN, meanD] = lowest(k * m.s1, m.s0);
+  const [varN, varD] = lowest(k * k * m.variance, m.s0 * m.s0);
   return {
-    min: g.factor > 0 ? low * g.factor : high * g.factor,
-    max: g.factor > 0 ? high * g.factor : low * g.factor,
+    min: factor > 0 ? low * factor : high * factor,
+    max: factor > 0 ? high * factor : low * factor,
     meanN,
     meanD,
     varN,
@@ -176,19 +190,11 @@ export function termWholeSummary(plan: GroupPlan): TermSummary {
   if (!simpleKeep(g)) throw new RangeError('termWholeSummary: the term has no exact summary');
   const die = dieCounts(g.die, LIMITS.explodeCap);
   const m = keepMoments(die, g.count, g.kept, g.highest);
-  const k = BigInt(g.factor);
-  const [meanN, meanD] = lowest(k * m.s1, m.s0);
-  const [varN, varD] = lowest(k * k * (m.s0 * m.s2 - m.s1 * m.s1), m.s0 * m.s0);
-  const low = g.kept * die.min;
-  const high = g.kept * (die.min + die.counts.length - 1);
-  return {
-    min: g.factor > 0 ? low * g.factor : high * g.factor,
-    max: g.factor > 0 ? high * g.factor : low * g.factor,
-    meanN,
-    meanD,
-    varN,
-    varD,
-  };
+  return scaledSummary(g.factor, g.kept * die.min, g.kept * (die.min + die.counts.length - 1), {
+    s0: m.s0,
+    s1: m.s1,
+    variance: m.s0 * m.s2 - m.s1 * m.s1,
+  });
 }
 
 // --- the model of a term ------------------------------------------------------------------------

@@ -43,8 +43,11 @@ import {
   termBounds,
   termDistribution,
   termExplodes,
+  termMomentsKnown,
   termSelects,
   termSummary,
+  termSummaryCost,
+  termWholeSummary,
 } from './term.js';
 
 export type { StatsBatchResponse, StatsDistribution, StatsOutcome, StatsResponse, StatsTarget, StatsVersus };
@@ -233,15 +236,23 @@ interface Moments {
 
 /**
  * The whole roll's moments (every chain to the cap of 100) of a plan whose listing may be cut:
- * in closed form for sums of dice, else from the whole distribution when it fits the budget;
+ * in closed form for sums of dice, by a walk over the whole die's values for one keep or drop of
+ * a standard die (src/stats/keep.ts keepMoments, computed with the work), else from the whole
+ * distribution when it fits the budget;
  * null when neither does (the answer then says `moments: "listed"`).
  */
 function wholeMoments(plan: Plan, options: StatsOptions | undefined, budget: Budget): WholeMoments {
-  if (plan.expression === undefined && !plan.groups.some(termSelects)) {
-    try {
-      return { moments: sumMoments(plan.groups, plan.prepared.modifier) };
-    } catch (error) {
-      if (!(error instanceof TooComplexError)) throw error;
+  if (plan.expression === undefined && plan.groups.every(termMomentsKnown)) {
+    const cost = plan.groups.reduce((sum, group) => sum + termSummaryCost(group), 0);
+    if (budget.fits(cost)) {
+      try {
+        // The sums' closed forms now (cheap, and they may refuse); the keeps' walks with the work.
+        for (const group of plan.groups) if (!termSelects(group)) termSummary(group);
+        budget.charge(cost, '');
+        return { moments: () => sumMoments(plan.groups, plan.prepared.modifier) };
+      } catch (error) {
+        if (!(error instanceof TooComplexError)) throw error;
+      }
     }
   }
   try {
@@ -256,11 +267,11 @@ function wholeMoments(plan: Plan, options: StatsOptions | undefined, budget: Bud
   return null;
 }
 
-type WholeMoments = { moments: Moments } | { whole: Plan } | null;
+type WholeMoments = { moments: () => Moments } | { whole: Plan } | null;
 
 function answer(request: RequestPlan): StatsResponse {
   const main = computePlan(request.main);
-  const response: StatsResponse = { ...main.base, ...main.described };
+  const response: StatsResponse = { ...main.base, ...main.describe() };
   if (request.targets !== undefined) response.targets = request.targets.map((t) => target(main.totals!, t));
   if (request.versus !== undefined) response.versus = versusAnswer(main, computePlan(request.versus.plan));
   return response;
@@ -269,7 +280,8 @@ function answer(request: RequestPlan): StatsResponse {
 /** A computed plan: its answer's fields, and its listed totals for the questions asked of it. */
 interface Computed {
   base: { formula: string; advantageState: StatsResponse['advantageState'] };
-  described: StatsDistribution;
+  /** The answer's distribution fields, built on demand (an opposing roll answers only its difference). */
+  describe: () => StatsDistribution;
   /** undefined for a summary. */
   totals: Totals | undefined;
   moments: Moments | undefined;
@@ -282,7 +294,7 @@ function computePlan(plan: Plan): Computed {
   if (plan.summary !== undefined) {
     return {
       base,
-      described: plan.summary,
+      describe: () => plan.summary!,
       totals: undefined,
       moments: undefined,
       truncatedDepth: undefined,
@@ -305,11 +317,11 @@ function computePlan(plan: Plan): Computed {
   const truncatedDepth = plan.mayTruncate && totals.tail > 0n ? depth : undefined;
   let moments: Moments | undefined;
   if (truncatedDepth === undefined) moments = undefined;
-  else if (plan.moments != null && 'moments' in plan.moments) moments = plan.moments.moments;
+  else if (plan.moments != null && 'moments' in plan.moments) moments = plan.moments.moments();
   else if (plan.moments != null) moments = momentsOf(computePlan(plan.moments.whole).totals!);
   return {
     base,
-    described: describeTotals(totals, truncatedDepth, moments),
+    describe: () => describeTotals(totals, truncatedDepth, moments),
     totals,
     moments,
     truncatedDepth,
@@ -617,8 +629,8 @@ function sumMoments(groups: readonly GroupPlan[], modifier: number): Moments & {
   let min = modifier;
   let max = modifier;
   for (const plan of groups) {
-    // planDistribution sends only sums here: every group keeps all its dice or none.
-    const t = termSummary(plan);
+    // Sums (a summary), or terms whose whole moments are known (wholeMoments checks).
+    const t = termWholeSummary(plan);
     [meanN, meanD] = lowest(meanN * t.meanD + t.meanN * meanD, meanD * t.meanD);
     [varN, varD] = lowest(varN * t.varD + t.varN * varD, varD * t.varD);
     min += t.min;

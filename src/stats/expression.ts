@@ -174,7 +174,7 @@ export function differenceTotals(a: Totals, b: Totals): Totals {
   const denominator = a.denominator * b.denominator;
   const tail = denominator - (a.denominator - a.tail) * (b.denominator - b.tail);
   let step = 0n;
-  for (const t of [a, b]) for (const v of t.totals) step = gcd(step, v - t.totals[0]!);
+  for (const t of [a, b]) step = gcd(step, totalsStep(t.totals));
   if (step === 0n) step = 1n;
   const lowA = a.totals[0]!;
   const highB = b.totals[b.totals.length - 1]!;
@@ -214,6 +214,25 @@ export function differenceTotals(a: Totals, b: Totals): Totals {
     counts.push(product[i]!);
   }
   return { totals, counts, tail, denominator };
+}
+
+/** The gcd of the gaps between ascending totals (0 for one total), in doubles while they are exact. */
+function totalsStep(totals: readonly bigint[]): bigint {
+  const first = totals[0]!;
+  const span = totals[totals.length - 1]! - first;
+  if (span > BigInt(Number.MAX_SAFE_INTEGER)) {
+    let step = 0n;
+    for (const v of totals) step = gcd(step, v - first);
+    return step;
+  }
+  let step = 0;
+  for (let i = 1; i < totals.length && step !== 1; i++) {
+    let x = step;
+    let y = Number(totals[i]! - first);
+    while (y !== 0) [x, y] = [y, x % y];
+    step = x;
+  }
+  return BigInt(step);
 }
 
 /** The estimate of a sum of two independent nodes (see add). */

@@ -205,3 +205,87 @@ export function explodingKeepHighest(
     denominator: s ** BigInt((D + 1) * n),
   };
 }
+
+/** Power sums of a kept sum: s0 = the rolls' weight, s1 = sum of weight x total, s2 = of weight x total^2. */
+export interface KeptMoments {
+  s0: bigint;
+  s1: bigint;
+  s2: bigint;
+}
+
+/**
+ * The exact power sums of the sum of the k kept dice of n (1 <= k < n), over die.denominator^n,
+ * without the distribution: the walk of keepDistribution over the die's values from the best
+ * down, whose state is the number of dice placed so far (fewer than k) and carries the three
+ * power sums of the kept sum instead of its polynomial. Once k dice are placed the rest only
+ * need to be lower, weighed in one power. For a whole die (no tail): the chains to the cap.
+ */
+export function keepMoments(die: DieCounts, n: number, k: number, highest: boolean): KeptMoments {
+  if (die.tail !== 0n) throw new RangeError('keepMoments: the die must be whole (no tail).');
+  const size = die.counts.length;
+  const binomial = Array.from({ length: n + 1 }, (_, e) => binomialRow(e));
+  // The weight of the values after the current one in walk order.
+  let rest = die.denominator;
+  // [s0, s1, s2][e]: the power sums of the rolls with e dice placed so far (e < k).
+  const s0 = new Array<bigint>(k).fill(0n);
+  const s1 = new Array<bigint>(k).fill(0n);
+  const s2 = new Array<bigint>(k).fill(0n);
+  s0[0] = 1n;
+  // The same for the rolls that placed their k-th die on the current value, by dice placed - k.
+  const d0 = new Array<bigint>(n - k + 1);
+  const d1 = new Array<bigint>(n - k + 1);
+  const d2 = new Array<bigint>(n - k + 1);
+  let r0 = 0n;
+  let r1 = 0n;
+  let r2 = 0n;
+  const weights = new Array<bigint>(n + 1);
+  weights[0] = 1n;
+  for (let step = 0; step < size; step++) {
+    const i = highest ? size - 1 - step : step;
+    const w = die.counts[i]!;
+    rest -= w;
+    if (w === 0n) continue;
+    const v = BigInt(die.min + i);
+    for (let j = 1; j <= n; j++) weights[j] = weights[j - 1]! * w;
+    d0.fill(0n);
+    d1.fill(0n);
+    d2.fill(0n);
+    // Descending e: a state is read before this value's transitions into it are added.
+    for (let e = k - 1; e >= 0; e--) {
+      const h0 = s0[e]!;
+      if (h0 === 0n) continue;
+      const h1 = s1[e]!;
+      const h2 = s2[e]!;
+      const row = binomial[n - e]!;
+      for (let j = 1; j <= n - e; j++) {
+        const added = v * BigInt(Math.min(j, k - e));
+        const ways = row[j]! * weights[j]!;
+        // (total + added)^p expanded: s1 + added s0, s2 + added (2 s1 + added s0).
+        const a0 = h0 * ways;
+        const a1 = (h1 + added * h0) * ways;
+        const a2 = (h2 + added * (2n * h1 + added * h0)) * ways;
+        const e2 = e + j;
+        if (e2 >= k) {
+          d0[e2 - k] = d0[e2 - k]! + a0;
+          d1[e2 - k] = d1[e2 - k]! + a1;
+          d2[e2 - k] = d2[e2 - k]! + a2;
+        } else {
+          s0[e2] = s0[e2]! + a0;
+          s1[e2] = s1[e2]! + a1;
+          s2[e2] = s2[e2]! + a2;
+        }
+      }
+    }
+    // The other n - e2 dice fall below: any of the values after this one.
+    let below = 1n;
+    for (let e2 = n; e2 >= k; e2--) {
+      if (d0[e2 - k] !== 0n) {
+        r0 += d0[e2 - k]! * below;
+        r1 += d1[e2 - k]! * below;
+        r2 += d2[e2 - k]! * below;
+      }
+      below *= rest;
+    }
+  }
+  return { s0: r0, s1: r1, s2: r2 };
+}

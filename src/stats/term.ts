@@ -31,7 +31,7 @@ import {
   topFaceProbability,
 } from './die.js';
 import { gcd } from './exact.js';
-import { explodingKeepHighest, keepDistribution } from './keep.js';
+import { explodingKeepHighest, keepDistribution, keepMoments } from './keep.js';
 import { multiply, power, total } from './poly.js';
 
 /** Past this many sides a die is modelled only as a standard die (its faces are listed otherwise). */
@@ -123,21 +123,78 @@ export function termSummary(plan: GroupPlan): TermSummary {
   if (!g.classic) return generalSummary(g);
   const m = dieMoments(g.die);
   const n = BigInt(g.count);
-  const k = BigInt(g.factor);
-  const dieMax = die1Max(g.die);
   // Every face can stand (a rerolled one after the last reroll), so a die's least value is 1.
-  const low = g.count;
-  const high = g.count * dieMax;
-  const [meanN, meanD] = lowest(n * k * m.s1, m.s0);
-  const [varN, varD] = lowest(n * k * k * (m.s0 * m.s2 - m.s1 * m.s1), m.s0 * m.s0);
+  return scaledSummary(g.factor, g.count, g.count * die1Max(g.die), {
+    s0: m.s0,
+    s1: n * m.s1,
+    variance: n * (m.s0 * m.s2 - m.s1 * m.s1),
+  });
+}
+
+/**
+ * A term's summary from its power sums before the factor (mean s1 / s0, variance `variance` /
+ * s0^2) and its least and greatest values, times the factor (a negative one swaps the bounds).
+ */
+function scaledSummary(
+  factor: number,
+  low: number,
+  high: number,
+  m: { s0: bigint; s1: bigint; variance: bigint },
+): TermSummary {
+  const k = BigInt(factor);
+  const [meanN, meanD] = lowest(k * m.s1, m.s0);
+  const [varN, varD] = lowest(k * k * m.variance, m.s0 * m.s0);
   return {
-    min: g.factor > 0 ? low * g.factor : high * g.factor,
-    max: g.factor > 0 ? high * g.factor : low * g.factor,
+    min: factor > 0 ? low * factor : high * factor,
+    max: factor > 0 ? high * factor : low * factor,
     meanN,
     meanD,
     varN,
     varD,
   };
+}
+
+/**
+ * Whether a term's whole moments have an exact form without its distribution: a sum (termSummary)
+ * or one keep or drop of a standard die (keepSummary's walk over the whole die's values).
+ */
+export function termMomentsKnown(plan: GroupPlan): boolean {
+  const g = modelGroup(plan);
+  return !termSelects(plan) || simpleKeep(g);
+}
+
+/** One keep or drop of a standard die, no success counting: keepSummary applies. */
+const simpleKeep = (g: GroupModel): boolean =>
+  g.classic && g.steps.length <= 1 && g.pool === undefined && g.score === undefined && g.kept > 0;
+
+/**
+ * Estimated word operations of termWholeSummary (0 for a sum, whose moments are in closed form):
+ * per value of the whole die, per state and per number of dice on it, a few products of numbers
+ * of the size of the rolls' weights.
+ */
+export function termSummaryCost(plan: GroupPlan): number {
+  const g = modelGroup(plan);
+  if (!termSelects(plan)) return 0;
+  const values = dieSpan(g, LIMITS.explodeCap) + 1;
+  const big = words(g.count * dieBits(g, LIMITS.explodeCap) + 64) ** 2 + 150;
+  return values * g.kept * (g.count + 1) * 12 * big;
+}
+
+/**
+ * termSummary, and for one keep or drop of a standard die (termMomentsKnown) the whole roll's
+ * exact moments of the kept sum, every chain to the cap: keepMoments over the die's whole values.
+ */
+export function termWholeSummary(plan: GroupPlan): TermSummary {
+  const g = modelGroup(plan);
+  if (!termSelects(plan)) return termSummary(plan);
+  if (!simpleKeep(g)) throw new RangeError('termWholeSummary: the term has no exact summary');
+  const die = dieCounts(g.die, LIMITS.explodeCap);
+  const m = keepMoments(die, g.count, g.kept, g.highest);
+  return scaledSummary(g.factor, g.kept * die.min, g.kept * (die.min + die.counts.length - 1), {
+    s0: m.s0,
+    s1: m.s1,
+    variance: m.s0 * m.s2 - m.s1 * m.s1,
+  });
 }
 
 // --- the model of a term ------------------------------------------------------------------------

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { prepareRoll } from '../../src/formula/index.js';
 import { dieCounts } from '../../src/stats/die.js';
 import { checkDistribution, distribution } from '../../src/stats/distribution.js';
-import { explodingKeepHighest, keepDistribution } from '../../src/stats/keep.js';
+import { explodingKeepHighest, keepDistribution, keepMoments } from '../../src/stats/keep.js';
 import { autoDepth, listedSupport } from '../../src/stats/term.js';
 
 // The level walk for the highest of exploding dice (docs/stats.md) against the general walk
@@ -104,5 +104,42 @@ describe('the span a compare-point explosion is costed and sized with', () => {
 
   it('so a keep of such dice that takes well under a second is answered, not refused', () => {
     expect(() => checkDistribution({ formula: '7d10!>=9kh3' })).not.toThrow();
+  });
+});
+
+// The power sums of a kept sum without its distribution, against every roll of small pools.
+describe('the moments of a keep, walked without the distribution', () => {
+  it('equals the enumeration of every roll, highest and lowest, uneven weights', () => {
+    const die = { min: 2, counts: [3n, 0n, 1n, 5n, 2n], tail: 0n, denominator: 11n };
+    for (let n = 2; n <= 4; n++) {
+      for (let k = 1; k < n; k++) {
+        for (const highest of [true, false]) {
+          let s0 = 0n;
+          let s1 = 0n;
+          let s2 = 0n;
+          const size = die.counts.length;
+          for (let code = 0; code < size ** n; code++) {
+            const faces: number[] = [];
+            let weight = 1n;
+            for (let i = 0, c = code; i < n; i++, c = Math.floor(c / size)) {
+              faces.push(c % size);
+              weight *= die.counts[c % size]!;
+            }
+            faces.sort((a, b) => (highest ? b - a : a - b));
+            const kept = BigInt(faces.slice(0, k).reduce((sum, i) => sum + die.min + i, 0));
+            s0 += weight;
+            s1 += weight * kept;
+            s2 += weight * kept * kept;
+          }
+          expect(keepMoments(die, n, k, highest)).toEqual({ s0, s1, s2 });
+        }
+      }
+    }
+  });
+
+  it('refuses a die with a tail (its moments would be the listing only)', () => {
+    expect(() => keepMoments({ min: 1, counts: [1n], tail: 1n, denominator: 2n }, 2, 1, true)).toThrow(
+      RangeError,
+    );
   });
 });

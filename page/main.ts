@@ -14,7 +14,7 @@ import { OddsView } from './odds.js';
 import { type FoundOdds, type OddsRequest, OddsSource } from './odds-source.js';
 import { TableReportView } from './report.js';
 import { TableSession } from './table.js';
-import type { ApiErrorBody, RollResponse, StatsResponse, TableRollResponse } from './types.js';
+import type { ApiErrorBody, StatsResponse, TableRollResponse } from './types.js';
 import './style.css';
 
 const byId = <T extends HTMLElement>(id: string): T => {

@@ -8,8 +8,8 @@ import { IdempotencyKeySchema, RollItemSchema } from './schemas.js';
 
 export {
   JwksSchema,
-  TableReportSchema,
   RevealEntrySchema,
+  TableReportSchema,
   TableRollResponseSchema,
   TableRollsSchema,
   VerifyResultSchema,

@@ -51,6 +51,8 @@ export class TableSession {
   private held: TableHead | undefined;
   /** Sealed entries this page holds, by sequence number: what a reveal is checked against. */
   private sealed = new Map<number, { entry: SealedEntry; revealedIn?: number }>();
+  /** Sealed entries this page asked to reveal: their note takes the focus of the button it pressed. */
+  private revealing = new Set<number>();
   id: string | undefined;
 
   constructor(private readonly view: TableView) {}
@@ -173,9 +175,12 @@ export class TableSession {
       const note = span('revealed', `revealed in #${entry.seq}`);
       note.tabIndex = -1;
       if (button) {
-        const focused = document.activeElement === button;
+        // Disabled while the reveal was asked, the button may have lost the focus to the body.
+        const lost = document.activeElement === null || document.activeElement === document.body;
+        const focused = document.activeElement === button || (this.revealing.has(entry.reveal.seq) && lost);
         button.replaceWith(note);
         if (focused) note.focus();
+        this.revealing.delete(entry.reveal.seq);
       } else sealedItem.append(note);
     }
     return { matched: true };
@@ -224,6 +229,7 @@ export class TableSession {
     }
     button.disabled = true;
     button.textContent = `Revealing roll #${seq}…`;
+    this.revealing.add(seq);
     let message: string | undefined;
     try {
       const response = await fetch(`/v1/tables/${encodeURIComponent(id)}/rolls/${seq}/reveal`, {
@@ -240,6 +246,7 @@ export class TableSession {
     }
     // Revealed: the reveal entry arrives over the live feed and replaces the button.
     if (message === undefined) return;
+    this.revealing.delete(seq);
     button.disabled = false;
     button.textContent = `Reveal roll #${seq}`;
     this.view.status.textContent = `Roll #${seq} was not revealed: ${message}`;

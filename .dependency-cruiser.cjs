@@ -6,7 +6,9 @@
 //     <- roll, stats (two peer back ends; stats may read roll/types.ts, which holds shape types)
 //     <- store <- trust (trust builds and uses the stores; the stores never import trust)
 //     <- api (the operations)
-//     <- mcp, http (the faces; http serves /mcp, so it may import mcp, never the reverse)
+//     <- mcp, discord, http (the faces; http serves /mcp and mounts the Discord endpoint
+//        (src/http/discord.ts), so it may import mcp and discord, never the reverse; discord
+//        writes its messages with mcp's text lines, so it may import mcp, never the reverse)
 //     <- server.ts, cli.ts, index.ts (entry points, imported by nothing in src/)
 //
 // page/ and packages/client never import server code (src/), and the client no node built-in;
@@ -47,7 +49,7 @@ module.exports = {
       severity: 'error',
       comment: 'the base modules are imported by every layer, so they may import none',
       from: { path: base },
-      to: { path: above('formula', 'roll', 'stats', 'store', 'trust', 'api', 'mcp', 'http') },
+      to: { path: above('formula', 'roll', 'stats', 'store', 'trust', 'api', 'mcp', 'discord', 'http') },
     },
     below(
       'formula-is-the-bottom-layer',
@@ -58,9 +60,10 @@ module.exports = {
       'trust',
       'api',
       'mcp',
+      'discord',
       'http',
     ),
-    below('roll-below-the-rest', '^src/roll/', 'stats', 'store', 'trust', 'api', 'mcp', 'http'),
+    below('roll-below-the-rest', '^src/roll/', 'stats', 'store', 'trust', 'api', 'mcp', 'discord', 'http'),
     {
       name: 'stats-reads-only-roll-shape-types',
       severity: 'error',
@@ -68,11 +71,12 @@ module.exports = {
       from: { path: '^src/stats/' },
       to: { path: '^src/roll/', pathNot: '^src/roll/types\\.ts$' },
     },
-    below('stats-below-the-rest', '^src/stats/', 'store', 'trust', 'api', 'mcp', 'http'),
-    below('store-below-trust', '^src/store/', 'trust', 'api', 'mcp', 'http'),
-    below('trust-below-api', '^src/trust/', 'api', 'mcp', 'http'),
-    below('api-below-the-faces', '^src/api/', 'mcp', 'http'),
-    below('mcp-does-not-import-http', '^src/mcp/', 'http'),
+    below('stats-below-the-rest', '^src/stats/', 'store', 'trust', 'api', 'mcp', 'discord', 'http'),
+    below('store-below-trust', '^src/store/', 'trust', 'api', 'mcp', 'discord', 'http'),
+    below('trust-below-api', '^src/trust/', 'api', 'mcp', 'discord', 'http'),
+    below('api-below-the-faces', '^src/api/', 'mcp', 'discord', 'http'),
+    below('mcp-imports-no-other-face', '^src/mcp/', 'discord', 'http'),
+    below('discord-does-not-import-http', '^src/discord/', 'http'),
     {
       name: 'nothing-imports-an-entry-point',
       severity: 'error',

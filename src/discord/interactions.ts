@@ -50,7 +50,7 @@ import {
   tablePageUrl,
 } from './render.js';
 
-/** A budget of commands per key (src/discord/plugin.ts: the request limit's windows). */
+/** A budget of commands per key (src/http/discord.ts: the request limit's windows). */
 export interface CommandBudget {
   /** Counts one command of `key`: 0 when the budget allows it, else the seconds until it does. */
   take(key: string): Promise<number>;

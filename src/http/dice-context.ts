@@ -20,7 +20,7 @@ declare module 'fastify' {
     /**
      * A request's DiceContext; the reply, when given, carries the budgets' headers. Its budgets
      * count under the request's address key, or under `key` when the caller counts it under
-     * another (a Discord user: src/discord/plugin.ts).
+     * another (a Discord user: src/http/discord.ts).
      */
     diceContext(request: FastifyRequest, reply?: FastifyReply, key?: string): DiceContext;
     /** Receipts and tables (src/trust), as every request's DiceContext holds them. */

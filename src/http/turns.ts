@@ -6,7 +6,7 @@
 // back to back while every other client waited behind them; with it another client waits for at
 // most the budget and one request of that address. Cheap requests (many per millisecond) are not
 // held back (docs/operations.md#rate-limiting). A route whose requests all come from a few
-// addresses on behalf of many users (the Discord endpoint, src/discord/plugin.ts) names the user
+// addresses on behalf of many users (the Discord endpoint, src/http/discord.ts) names the user
 // in `request.turnKey` before the preHandler phase: its requests then take their turns per user.
 // During a shutdown, past its grace, the process exits before it starts another request's work
 // (src/shutdown.ts).

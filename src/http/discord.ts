@@ -20,11 +20,6 @@ import {
 } from 'discord-api-types/v10';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
-import { RequestError } from '../errors.js';
-import { rateLimitedError, replyWithError } from '../http/errors.js';
-import { countingItself } from '../http/rate-limit.js';
-import { memoryRateStores, type RateStore, type RateStores } from '../http/rate-limit-store.js';
-import { LIMITS } from '../limits.js';
 import {
   answerInteraction,
   type CommandBudget,
@@ -32,8 +27,13 @@ import {
   type Interaction,
   InteractionSchema,
   userKeyOf,
-} from './interactions.js';
-import { discordPublicKey, signatureValid, signedHeaders, timestampFresh } from './verify.js';
+} from '../discord/interactions.js';
+import { discordPublicKey, signatureValid, signedHeaders, timestampFresh } from '../discord/verify.js';
+import { RequestError } from '../errors.js';
+import { LIMITS } from '../limits.js';
+import { rateLimitedError, replyWithError } from './errors.js';
+import { countingItself } from './rate-limit.js';
+import { memoryRateStores, type RateStore, type RateStores } from './rate-limit-store.js';
 
 export const DISCORD_PATH = '/discord/interactions';
 

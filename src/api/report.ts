@@ -223,25 +223,18 @@ export async function tableReport(input: { id: string }, ctx: DiceContext): Prom
       continue;
     }
     const revealed = roll.revealedIn === undefined ? {} : { revealedIn: roll.revealedIn };
-    const rater = raters.get(StatsService.key(statsRequestOf(roll.request)));
-    const rated =
-      rater === undefined || 'reason' in rater
-        ? undefined
-        : rater.outcomes.some((o) => o.total === roll.total)
-          ? rater
-          : undefined;
-    if (rated === undefined) {
+    // ratersOf answered every request with a total: a rater, or why it cannot rate.
+    const rater = raters.get(StatsService.key(statsRequestOf(roll.request)))!;
+    if ('reason' in rater || !rater.outcomes.some((o) => o.total === roll.total)) {
       notRated++;
       const reason =
-        rater !== undefined && 'reason' in rater
-          ? rater.reason
-          : `Its total ${roll.total} is not a total its distribution lists.`;
+        'reason' in rater ? rater.reason : `Its total ${roll.total} is not a total its distribution lists.`;
       rolls.push({ ...shown, status: 'not_rated', total: roll.total, ...revealed, reason });
       continue;
     }
-    const u = midPExact(rated.outcomes, rated.denominator, roll.total);
+    const u = midPExact(rater.outcomes, rater.denominator, roll.total);
     us.push(u.value);
-    variances.push(rated.variance);
+    variances.push(rater.variance);
     const roller = rollers.get(by ?? null)!;
     roller.rated++;
     roller.sum += u.value;

@@ -281,7 +281,7 @@ const DUPLICATE_MESSAGE: Record<ModifierSlot, string> = {
   match: 'A dice term takes at most one matching set (m or mt).',
   explode: 'A dice term explodes (!, !p, !! or !!p) at most once.',
   reroll:
-    'A dice term takes at most one reroll (r or ro), on one compare point: rerolls on several values such as r8r1 cannot be combined; one point may cover a range (r<3, r>=7).',
+    'A dice term takes at most one reroll (r or ro), on one compare point: rerolls on several values such as r8r1 cannot be combined; one point may cover a range (r>=7 rerolls every 7 or more).',
   multiply: 'A dice term takes at most one multiplier (x).',
   min: 'A dice term takes at most one min.',
   max: 'A dice term takes at most one max.',

@@ -28,7 +28,7 @@ describe("another tool's notation answers why, and what to write where fairdice 
   const SORTING =
     'Sorting (s, sa, sd) is not a modifier here: the total does not depend on the order, and results stay in rolling order for a display to sort; leave it out.';
   const REROLLS =
-    'A dice term takes at most one reroll (r or ro), on one compare point: rerolls on several values such as r8r1 cannot be combined; one point may cover a range (r<3, r>=7).';
+    'A dice term takes at most one reroll (r or ro), on one compare point: rerolls on several values such as r8r1 cannot be combined; one point may cover a range (r>=7 rerolls every 7 or more).';
   it.each([
     [
       'sqrt(1d6)',

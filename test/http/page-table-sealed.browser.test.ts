@@ -191,7 +191,7 @@ describe.skipIf(!runs)('sealed rolls and their reveals in the page', () => {
       expect(await item.locator('.by').textContent()).toBe('GM');
       expect(await item.locator('.note').textContent()).toBe('the hidden trap');
       const text = (await item.locator('.what').textContent()) ?? '';
-      expect(text).toMatch(/^1d20 \[\d+\] \+ 5 = /);
+      expect(text).toMatch(/^1d20 \[\d+( crit| fumble)?\] \+ 5 = /);
       expect(readRollText(text).rounded).toBe(sealedRoll.roll.total);
       expect(await page.locator('#table-log li.entry[data-seq="1"] .revealed').textContent()).toBe(
         'revealed in #2',

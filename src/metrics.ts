@@ -120,8 +120,9 @@ export class ServiceMetrics {
   readonly registry = new Registry();
 
   private readonly requests = new RequestHistogram();
-  private readonly rolls: Counter;
-  private readonly dice: Counter;
+  /** Counted on every roll request as plain numbers; their counters read them at a scrape. */
+  private rollCount = 0;
+  private diceCount = 0;
   private readonly stats: Histogram;
   private readonly tooComplex: Counter;
   private readonly refusals: Counter<'kind'>;
@@ -135,15 +136,24 @@ export class ServiceMetrics {
     const registers = [this.registry];
     // Typed as the Histogram whose contract it keeps: the registry takes prom-client's own kinds.
     this.registry.registerMetric(this.requests as unknown as Histogram<RequestLabels>);
-    this.rolls = new Counter({
+    const metrics = this;
+    new Counter({
       name: 'fairdice_rolls_total',
       help: 'Roll requests that threw dice (REST, tRPC, MCP, Discord; a batch counts once).',
       registers,
+      collect() {
+        this.reset();
+        this.inc(metrics.rollCount);
+      },
     });
-    this.dice = new Counter({
+    new Counter({
       name: 'fairdice_dice_thrown_total',
       help: 'Dice thrown, rerolls and explosions included.',
       registers,
+      collect() {
+        this.reset();
+        this.inc(metrics.diceCount);
+      },
     });
     this.stats = new Histogram({
       name: 'fairdice_stats_computation_seconds',
@@ -185,7 +195,6 @@ export class ServiceMetrics {
       help: 'Times the rate limit lost Redis and counted in local memory instead.',
       registers,
     });
-    const metrics = this;
     new Gauge({
       name: 'fairdice_redis_up',
       help: 'Whether a Redis connection is usable (1) or not (0), by use: rate_limit, store. Absent without REDIS_URL.',
@@ -218,8 +227,8 @@ export class ServiceMetrics {
 
   /** A roll request that threw `dice` dice. */
   rolled(dice: number): void {
-    this.rolls.inc();
-    if (dice > 0) this.dice.inc(dice);
+    this.rollCount++;
+    this.diceCount += dice;
   }
 
   computed(ms: number): void {

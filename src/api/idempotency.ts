@@ -105,11 +105,11 @@ function sealedText(text: string, key: Buffer): string {
 
 /**
  * The JSON text of a kept answer. Answers kept before they were encrypted (kept 24 hours, so
- * still there right after an upgrade) are the JSON text itself: an object's JSON starts with `{`,
- * which base64url never holds, so the two never mix up. Those answers predate sealed rolls: no
- * reveal token is ever kept in the clear.
+ * still there right after an upgrade) are the JSON text itself: it starts with `{` or `[`, which
+ * base64url never holds, so the two never mix up. Those answers predate sealed rolls: no reveal
+ * token is ever kept in the clear.
  */
-const keptText = (kept: string, key: Buffer): string => (kept.startsWith('{') ? kept : opened(kept, key));
+const keptText = (kept: string, key: Buffer): string => (/^[{[]/.test(kept) ? kept : opened(kept, key));
 
 /** What sealedText encrypted; throws when `key` is not the one it was encrypted under. */
 function opened(kept: string, key: Buffer): string {

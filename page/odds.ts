@@ -40,21 +40,6 @@ function markerPath(shape: (typeof STYLES)[number]['shape'], x: number, y: numbe
   }
 }
 
-/** How a probability is written: `percent` in full, or `readable`. */
-type Percent = (p: number) => string;
-
-/** Below this, a chance reads "< 0.0001%" in the text shown; the full figure is in its title. */
-const TINY = 1e-6;
-const readable: Percent = (p) => (p > 0 && p < TINY ? '< 0.0001%' : percent(p));
-
-/** Writes `text` with readable percentages into `node`, with every figure in full in its title. */
-function say(node: HTMLElement, text: (write: Percent) => string): void {
-  node.textContent = text(readable);
-  const full = text(percent);
-  if (full === node.textContent) node.removeAttribute('title');
-  else node.title = full;
-}
-
 function svgNode<K extends keyof SVGElementTagNameMap>(
   tag: K,
   attributes: Record<string, string | number>,
@@ -93,7 +78,6 @@ function beyondText(
   to: number,
   side: 'below' | 'above',
   rolled: number | undefined,
-  write: Percent,
 ): string {
   const { probability: p, exact } = chanceOf(stats, from, to);
   const edge = side === 'below' ? stats.outcomes[to + 1]!.total : stats.outcomes[from - 1]!.total;
@@ -102,27 +86,21 @@ function beyondText(
   const high = stats.outcomes[to]!.total;
   const here =
     rolled !== undefined && rolled >= low && rolled <= high ? ` (your roll, ${rolled}, is one of them)` : '';
-  return `Totals ${range} (${low} to ${high}) are not drawn: together ${write(p)}${exact === undefined ? '' : `, exactly ${exact}`}${here}.`;
+  return `Totals ${range} (${low} to ${high}) are not drawn: together ${percent(p)}${exact === undefined ? '' : `, exactly ${exact}`}${here}.`;
 }
 
 /** What lies outside the totals `low` to `high` of one series, in words (empty when nothing). */
-function beyondOf(
-  stats: StatsResponse,
-  low: number,
-  high: number,
-  rolled: number | undefined,
-  write: Percent,
-): string[] {
+function beyondOf(stats: StatsResponse, low: number, high: number, rolled: number | undefined): string[] {
   const outcomes = stats.outcomes;
   const from = outcomes.findIndex((o) => o.total >= low);
   const past = outcomes.findIndex((o) => o.total > high);
   const said: string[] = [];
-  if (from > 0) said.push(beyondText(stats, 0, from - 1, 'below', rolled, write));
+  if (from > 0) said.push(beyondText(stats, 0, from - 1, 'below', rolled));
   if (past >= 0 && past <= outcomes.length - 1)
-    said.push(beyondText(stats, past, outcomes.length - 1, 'above', rolled, write));
+    said.push(beyondText(stats, past, outcomes.length - 1, 'above', rolled));
   if (stats.truncation !== null) {
     said.push(
-      `Explosion chains are counted to ${stats.truncation.depth} extra dice each; longer chains, not listed, have a chance of ${write(stats.truncation.tailProbability)} together.`,
+      `Explosion chains are counted to ${stats.truncation.depth} extra dice each; longer chains, not listed, have a chance of ${percent(stats.truncation.tailProbability)} together.`,
     );
   }
   return said;
@@ -287,8 +265,8 @@ export class OddsView {
     if (outcomes.length === 0) {
       view.wrap.replaceChildren();
       view.caption.textContent = `Exact distribution of ${label}: totals from ${stats.min} to ${stats.max}.`;
-      say(view.beyond, () => '');
-      say(view.detail, () => 'Too many possible totals to draw; the summary is below.');
+      view.beyond.textContent = '';
+      view.detail.textContent = 'Too many possible totals to draw; the summary is below.';
       return;
     }
     const compared = this.compared.filter((series) => series.stats.outcomes.length > 0);
@@ -301,37 +279,29 @@ export class OddsView {
     const left = outcomes.reduce((sum, o) => (o.total < low ? sum + o.probability : sum), 0);
     const right = outcomes.reduce((sum, o) => (o.total > high ? sum + o.probability : sum), 0);
     if (compared.length === 0) {
-      say(
-        view.caption,
-        (write) =>
-          `Exact distribution of ${label}: ${outcomes.length} possible totals, from ${stats.min} to ${stats.max}` +
-          (columns.length === outcomes.length
-            ? '.'
-            : `; drawn: ${low} to ${high}, where all but ${write(left + right)} of the chance is.`),
-      );
+      view.caption.textContent =
+        `Exact distribution of ${label}: ${outcomes.length} possible totals, from ${stats.min} to ${stats.max}` +
+        (columns.length === outcomes.length
+          ? '.'
+          : `; drawn: ${low} to ${high}, where all but ${percent(left + right)} of the chance is.`);
     } else {
       const most = Math.max(...all.map((series) => outside(series.stats)));
-      say(
-        view.caption,
-        (write) =>
-          `Exact distributions of ${all.map((series) => series.label).join(', ')}, drawn together over the totals ${low} to ${high}${most > 0 ? `, where all but at most ${write(most)} of each one's chance is` : ''}.`,
-      );
+      view.caption.textContent = `Exact distributions of ${all.map((series) => series.label).join(', ')}, drawn together over the totals ${low} to ${high}${most > 0 ? `, where all but at most ${percent(most)} of each one's chance is` : ''}.`;
     }
     // What lies beyond, per series (named when there are several).
-    const beyond = (write: Percent): string[] =>
-      [
-        { stats, label, rolled },
-        ...this.compared.map((series) => ({ ...series, rolled: undefined })),
-      ].flatMap((series) => {
-        const said =
-          series.stats.outcomes.length === 0
-            ? [`Too many possible totals to draw (${series.stats.min} to ${series.stats.max}).`]
-            : beyondOf(series.stats, low, high, series.rolled, write);
-        if (said.length === 0) return [];
-        return this.compared.length > 0 ? [`Of ${series.label}: ${said.join(' ')}`] : said;
-      });
-    say(view.beyond, (write) => beyond(write).join(' '));
-    view.beyond.hidden = beyond(percent).length === 0;
+    const beyond = [
+      { stats, label, rolled },
+      ...this.compared.map((series) => ({ ...series, rolled: undefined })),
+    ].flatMap((series) => {
+      const said =
+        series.stats.outcomes.length === 0
+          ? [`Too many possible totals to draw (${series.stats.min} to ${series.stats.max}).`]
+          : beyondOf(series.stats, low, high, series.rolled);
+      if (said.length === 0) return [];
+      return this.compared.length > 0 ? [`Of ${series.label}: ${said.join(' ')}`] : said;
+    });
+    view.beyond.textContent = beyond.join(' ');
+    view.beyond.hidden = beyond.length === 0;
 
     const mode = this.mode;
     const width = Math.max(280, Math.floor(view.wrap.clientWidth || 600));
@@ -353,17 +323,19 @@ export class OddsView {
     scale.textContent = mode === 'exactly' ? `top: ${percent(highest)}` : 'top: 100%';
     scale.setAttribute('aria-hidden', 'true');
     svg.append(scale);
-    const readingText = (r: Reading, write: Percent = percent) =>
-      `exactly ${write(r.probability)}, at least ${write(r.atLeast)}, at most ${write(r.atMost)}`;
-    /** Every series' chance at the total of column `index`: in full for the bar, readable in the detail line. */
-    const describe = (index: number, write: Percent = percent): string => {
+    const readingText = (r: Reading) =>
+      `exactly ${percent(r.probability)}, at least ${percent(r.atLeast)}, at most ${percent(r.atMost)}`;
+    /** Every series' chance at the total of column `index`: the bar's label, and the detail line. */
+    const describe = (index: number): string => {
       const total = columns[index]!;
       return [
-        `Total ${total}${total === rolled ? ' (rolled)' : ''}: ${readingText(readings[0]![index]!, write)}`,
-        ...compared.map((series, k) => `${series.label}: ${readingText(readings[k + 1]![index]!, write)}`),
+        `Total ${total}${total === rolled ? ' (rolled)' : ''}: ${readingText(readings[0]![index]!)}`,
+        ...compared.map((series, k) => `${series.label}: ${readingText(readings[k + 1]![index]!)}`),
       ].join('; ');
     };
-    const detail = (index: number) => say(view.detail, (write) => describe(index, write));
+    const detail = (index: number) => {
+      view.detail.textContent = describe(index);
+    };
     const focusIndex = Math.max(
       0,
       columns.findIndex((total) => total === (this.focusTotal ?? rolled)),
@@ -499,6 +471,6 @@ export class OddsView {
     if (hadFocus) bars[focusIndex]?.focus();
     if (rolledIndex >= 0 || columns[focusIndex] === this.focusTotal) detail(focusIndex);
     else
-      say(view.detail, () => `The rolled total ${rolled} is outside the totals drawn (see below the chart).`);
+      view.detail.textContent = `The rolled total ${rolled} is outside the totals drawn (see below the chart).`;
   }
 }

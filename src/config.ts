@@ -241,22 +241,24 @@ const matching = (name: string, pattern: RegExp, accepts: string) =>
       return value;
     });
 
-const publicUrl = z
-  .string()
-  .optional()
-  .transform((text, ctx) => {
-    const value = text?.trim() ?? '';
-    if (value === '') return undefined;
-    const url = urlOf(value);
-    if (url === undefined || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.search !== '') {
-      ctx.addIssue({
-        code: 'custom',
-        message: 'PUBLIC_URL must be an http:// or https:// URL without a query',
-      });
-      return z.NEVER;
-    }
-    return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
-  });
+/** An http:// or https:// URL without a query, its trailing slashes dropped; an error naming `name` else. */
+const httpUrl = (name: string) =>
+  z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      const value = text?.trim() ?? '';
+      if (value === '') return undefined;
+      const url = urlOf(value);
+      if (url === undefined || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.search !== '') {
+        ctx.addIssue({
+          code: 'custom',
+          message: `${name} must be an http:// or https:// URL without a query`,
+        });
+        return z.NEVER;
+      }
+      return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+    });
 
 const EnvSchema = z.object({
   PORT: integer('PORT', 0, 65_535, 3000),
@@ -295,8 +297,8 @@ const EnvSchema = z.object({
     /^\d{15,25}$/,
     'a Discord application id (digits)',
   ),
-  PUBLIC_URL: publicUrl,
-  DISCORD_API_URL: publicUrl,
+  PUBLIC_URL: httpUrl('PUBLIC_URL'),
+  DISCORD_API_URL: httpUrl('DISCORD_API_URL'),
   // Any value; only `production` changes anything (checkOutputs).
   NODE_ENV: z.string().optional(),
   SSE_CONNECTIONS_PER_ADDRESS: integer(

@@ -247,6 +247,15 @@ describe('loadConfig', () => {
     );
     expect(() => loadConfig({ PUBLIC_URL: 'ftp://dice.example.com' })).toThrow(/PUBLIC_URL must be/);
     expect(() => loadConfig({ PUBLIC_URL: 'https://dice.example.com/?a=1' })).toThrow(/PUBLIC_URL must be/);
+    // Each URL's error names its own variable.
+    expect(() => loadConfig({ DISCORD_API_URL: 'discord.com/api/v10' })).toThrow(
+      new ConfigError(
+        'Invalid configuration: DISCORD_API_URL must be an http:// or https:// URL without a query.',
+      ),
+    );
+    expect(() => loadConfig({ PUBLIC_URL: 'ftp://x', DISCORD_API_URL: 'ftp://y' })).toThrow(
+      /: PUBLIC_URL must be .*; DISCORD_API_URL must be /,
+    );
     expect(loadConfig({ PUBLIC_URL: 'https://example.com/dice/' }).publicUrl).toBe(
       'https://example.com/dice',
     );

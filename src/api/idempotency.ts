@@ -56,7 +56,7 @@ export async function idempotent<T extends object>(
     if (held.state === 'reserved') return answerOnce(scoped, fingerprint, secret, ctx, run);
     if (held.fingerprint !== fingerprint)
       throw new DiceError('idempotency_key_reused', MESSAGES.idempotencyKeyReused);
-    if (held.state === 'done') return { ...(JSON.parse(opened(held.body, secret)) as T), replayed: true };
+    if (held.state === 'done') return { ...(JSON.parse(keptText(held.body, secret)) as T), replayed: true };
     if (now >= deadline) throw new DiceError('idempotency_key_in_use', MESSAGES.idempotencyKeyInUse);
     await sleep(POLL_MS);
   }
@@ -102,6 +102,14 @@ function sealedText(text: string, key: Buffer): string {
   const body = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
   return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
 }
+
+/**
+ * The JSON text of a kept answer. Answers kept before they were encrypted (kept 24 hours, so
+ * still there right after an upgrade) are the JSON text itself: it starts with `{` or `[`, which
+ * base64url never holds, so the two never mix up. Those answers predate sealed rolls: no reveal
+ * token is ever kept in the clear.
+ */
+const keptText = (kept: string, key: Buffer): string => (/^[{[]/.test(kept) ? kept : opened(kept, key));
 
 /** What sealedText encrypted; throws when `key` is not the one it was encrypted under. */
 function opened(kept: string, key: Buffer): string {

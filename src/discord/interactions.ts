@@ -252,21 +252,39 @@ function refusalText(error: unknown, setting: DiscordSetting): string {
   return "Something failed on fairdice's side (it has been logged): try again.";
 }
 
-/** The service's operations, typed as the answers read them. */
-const rollOperation = OPERATIONS.rollWith.run as (
-  input: unknown,
-  ctx: DiceContext,
-) => (RollResponse & { receipt?: Receipt }) | Promise<RollResponse & { receipt?: Receipt }>;
+/**
+ * Runs the service's operation `name` as REST, tRPC and MCP run it: `value` checked by its input
+ * schema (the same invalid_request wording), then the operation; its answer typed as `T`.
+ */
+async function runOperation<T>(name: keyof typeof OPERATIONS, value: object, ctx: DiceContext): Promise<T> {
+  const { input, run } = OPERATIONS[name] as unknown as {
+    input: z.ZodType;
+    run: (input: unknown, ctx: DiceContext) => unknown;
+  };
+  return (await run(await parseInput(input, { value }), ctx)) as T;
+}
+
+/** What a table command answers in a channel without a table. */
+const NO_TABLE = 'This channel has no fairdice table: start one with /table start.';
 
 function trustOf(ctx: DiceContext): Trust {
   if (ctx.trust === undefined) throw new DiceError('unavailable', MESSAGES.unavailable);
   return ctx.trust;
 }
 
-/** The table of the asker's channel, if it has one. */
-async function channelTable(ctx: DiceContext, asker: Asker, now: number): Promise<string | undefined> {
+/**
+ * The table of the asker's channel, if it has one; using it counts against the channel's table
+ * operations.
+ */
+async function tableInUse(
+  ctx: DiceContext,
+  asker: Asker,
+  setting: DiscordSetting,
+): Promise<string | undefined> {
   if (asker.channel === undefined) return undefined;
-  return trustOf(ctx).store.channelTable(channelKey(asker.channel), now);
+  const table = await trustOf(ctx).store.channelTable(channelKey(asker.channel), setting.now());
+  if (table !== undefined) await spend(setting.tableOpsPerChannel, channelKey(asker.channel), 'channel');
+  return table;
 }
 
 /** The buttons of a roll message, each present when its custom id can hold the formula. */
@@ -308,27 +326,26 @@ interface RollAsked {
 async function roll(asker: Asker, asked: RollAsked, setting: DiscordSetting): Promise<Message> {
   const ctx = setting.contextFor(asker.key);
   // A private roll at a table is logged like any other (the log shows it).
-  const table = await channelTable(ctx, asker, setting.now());
+  const table = await tableInUse(ctx, asker, setting);
   if (asked.sealed === true && table === undefined)
     return message(
       'A sealed roll is made at a table, whose log keeps it sealed until you reveal it: this channel has none. Start one with /table start.',
       { ephemeral: true },
     );
-  if (table !== undefined && asker.channel !== undefined)
-    await spend(setting.tableOpsPerChannel, channelKey(asker.channel), 'channel');
   if (asked.sealed === true && table !== undefined) return sealedRoll(asker, asked, table, setting);
   // Who rolled and why are signed into the receipt; the interaction's id is the roll's
   // Idempotency-Key, so Discord sending the same interaction again answers the same roll.
-  const input = await parseInput(OPERATIONS.rollWith.input, {
-    value: {
+  const rolled = await runOperation<RollResponse & { receipt?: Receipt }>(
+    'rollWith',
+    {
       formula: asked.formula,
       ...(table === undefined ? { receipt: true } : { table }),
       by: asker.name,
       ...(asked.note === undefined ? {} : { note: asked.note }),
       idempotencyKey: asker.interaction,
     },
-  });
-  const rolled = await rollOperation(input, ctx);
+    ctx,
+  );
   const { content, embed } = rollMessage({
     roll: rolled,
     note: asked.note,
@@ -342,11 +359,6 @@ async function roll(asker: Asker, asked: RollAsked, setting: DiscordSetting): Pr
     components: rollButtons(rolled.formula, asked.private),
   });
 }
-
-const tableRollOperation = OPERATIONS.tableRoll.run as (
-  input: unknown,
-  ctx: DiceContext,
-) => Promise<TableRollResponse>;
 
 /** `#4`'s commitment as a message shows it: the first 12 hex digits. */
 const shortCommitment = (commitment: string): string => `\`${commitment.slice(0, 12)}…\``;
@@ -362,8 +374,9 @@ async function sealedRoll(
   setting: DiscordSetting,
 ): Promise<Message> {
   const ctx = setting.contextFor(asker.key);
-  const input = await parseInput(OPERATIONS.tableRoll.input, {
-    value: {
+  const rolled = await runOperation<TableRollResponse>(
+    'tableRoll',
+    {
       id: table,
       formula: asked.formula,
       by: asker.name,
@@ -371,8 +384,8 @@ async function sealedRoll(
       sealed: true,
       idempotencyKey: asker.interaction,
     },
-  });
-  const rolled = await tableRollOperation(input, ctx);
+    ctx,
+  );
   const sealed = rolled.sealed!;
   const { seq, commitment } = sealed.entry;
   const { content, embed } = rollMessage({
@@ -414,11 +427,6 @@ async function sealedRoll(
   );
 }
 
-const revealOperation = OPERATIONS.revealRoll.run as (
-  input: unknown,
-  ctx: DiceContext,
-) => Promise<RevealEntry>;
-
 /** Reveals sealed entry `seq` of the channel's table with its token: a message to the channel. */
 async function revealSealed(
   asker: Asker,
@@ -427,13 +435,9 @@ async function revealSealed(
   setting: DiscordSetting,
 ): Promise<Message> {
   const ctx = setting.contextFor(asker.key);
-  const table = await channelTable(ctx, asker, setting.now());
-  if (table === undefined)
-    return message('This channel has no fairdice table: start one with /table start.', { ephemeral: true });
-  if (asker.channel !== undefined)
-    await spend(setting.tableOpsPerChannel, channelKey(asker.channel), 'channel');
-  const input = await parseInput(OPERATIONS.revealRoll.input, { value: { id: table, seq, token } });
-  const entry = await revealOperation(input, ctx);
+  const table = await tableInUse(ctx, asker, setting);
+  if (table === undefined) return message(NO_TABLE, { ephemeral: true });
+  const entry = await runOperation<RevealEntry>('revealRoll', { id: table, seq, token }, ctx);
   const { receipt } = entry.reveal;
   const { content, embed } = rollMessage({
     roll: { ...receipt.roll, receipt },
@@ -448,11 +452,6 @@ async function revealSealed(
   );
 }
 
-const statsOperation = OPERATIONS.statsWith.run as (
-  input: unknown,
-  ctx: DiceContext,
-) => Promise<StatsResponse>;
-
 /**
  * The exact odds of a formula: the exact chance of reaching `target` and, with `versus`, of
  * beating, tying and losing to a second formula, all from the stats operation.
@@ -464,16 +463,15 @@ async function odds(
   ephemeral: boolean,
 ): Promise<Message> {
   const ctx = setting.contextFor(asker.key);
-  const input = await parseInput(OPERATIONS.statsWith.input, {
-    value: {
-      formula: asked.formula,
-      ...(asked.target === undefined ? {} : { targets: [asked.target] }),
-      ...(asked.versus === undefined ? {} : { versus: { formula: asked.versus } }),
-    },
-  });
+  const value = {
+    formula: asked.formula,
+    ...(asked.target === undefined ? {} : { targets: [asked.target] }),
+    ...(asked.versus === undefined ? {} : { versus: { formula: asked.versus } }),
+  };
   let stats: StatsResponse;
   try {
-    stats = await statsOperation(input, ctx);
+    // An input its schema refuses is an invalid_request: rethrown below like any error but too_complex.
+    stats = await runOperation<StatsResponse>('statsWith', value, ctx);
   } catch (error) {
     if (error instanceof DiceError && error.code === 'too_complex') {
       const against = asked.versus === undefined ? '' : ` against ${quoted(asked.versus)}`;
@@ -510,11 +508,11 @@ async function table(sub: string, asker: Asker, setting: DiscordSetting): Promis
     );
   }
   if (current === undefined) {
-    return message('This channel has no fairdice table: start one with /table start.', { ephemeral: true });
+    return message(NO_TABLE, { ephemeral: true });
   }
   const record = await trust.store.table(current, now);
   if (record === undefined) {
-    return message('This channel has no fairdice table: start one with /table start.', { ephemeral: true });
+    return message(NO_TABLE, { ephemeral: true });
   }
   if (sub === TABLE_SUBCOMMAND.log) {
     const shown = LIMITS.discordLogEntries;

@@ -2,7 +2,7 @@
 // line is the text form of the client's description of the roll (docs/client.md), which every
 // face shares: `4d6kh3 [6 5 3 (1)] + 2 = 16`. Plain text from the response's own fields, no SDK.
 // The description is the client package's (@fairdice/client/describe).
-import { type DescribedRequest, describeRoll, rollText } from '@fairdice/client/describe';
+import { type DescribedRequest, describeRoll, percentText, rollText } from '@fairdice/client/describe';
 import type { TableReport } from '@fairdice/client/types';
 import { percentileText, unusualRolls } from '../api/report.js';
 import type { RollResponse } from '../roll/types.js';
@@ -116,17 +116,11 @@ export interface StatsSummary {
     | undefined;
 }
 
-/** A probability as a percentage a model can quote: two decimals, never a rounded 0% or 100%. */
-export function percentOf(p: number): string {
-  if (p <= 0) return '0%';
-  if (p >= 1) return '100%';
-  const percent = p * 100;
-  if (percent < 0.01) return `${percent.toPrecision(2)}%`;
-  const rest = (1 - p) * 100;
-  if (rest < 0.0001) return `100% minus ${rest.toPrecision(2)}%`;
-  if (rest < 0.01) return `${(100 - rest).toFixed(4)}%`;
-  return `${percent.toFixed(2)}%`;
-}
+/**
+ * A probability as a percentage a model can quote: the client's percentText (as the page writes
+ * one: never a rounded 0% or 100%, never e-notation) with two decimals.
+ */
+export const percentOf = (p: number): string => percentText(p, 2);
 
 /** P(total >= target) from the listed outcomes, or undefined when they are not listed. */
 function chanceOfAtLeast(stats: StatsSummary, target: number): number | undefined {

@@ -14,6 +14,7 @@ import {
   type EntryListener,
   hourOf,
   type IdempotencyState,
+  NotSealedError,
   type SealedRecord,
   type SealedWork,
   type Store,
@@ -34,11 +35,13 @@ const APPEND_ATTEMPTS = 20;
 // Appends only while the table exists; XADD with an explicit id fails when that sequence number
 // is taken, which is the lock. The receipt, the TTLs and the live message go in the same step,
 // and so does a sealed roll's secret (ARGV[5] 'keep': field ARGV[6] of the table's sealed hash
-// KEYS[4] gets ARGV[7]) or a reveal's one claim (ARGV[5] 'reveal': refused when sealed entry
-// ARGV[6] has a reveal already, else `revealed:<ARGV[6]>` gets this entry's seq ARGV[7]).
+// KEYS[4] gets ARGV[7]) or a reveal's one claim (ARGV[5] 'reveal': refused when entry ARGV[6]
+// kept no secret, being no sealed roll, or has a reveal already, else `revealed:<ARGV[6]>` gets
+// this entry's seq ARGV[7]).
 const APPEND_SCRIPT = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 'gone' end
 if ARGV[5] == 'reveal' then
+  if redis.call('HEXISTS', KEYS[4], ARGV[6]) == 0 then return 'unsealed' end
   local before = redis.call('HGET', KEYS[4], 'revealed:' .. ARGV[6])
   if before then return 'revealed:' .. before end
 end
@@ -101,6 +104,7 @@ const isDomainError = (error: unknown) =>
   error instanceof TableNotFoundError ||
   error instanceof TableFullError ||
   error instanceof TooManyTablesError ||
+  error instanceof NotSealedError ||
   error instanceof AlreadyRevealedError;
 
 export class RedisStore implements Store {
@@ -263,6 +267,7 @@ export class RedisStore implements Store {
         );
         if (outcome === 'ok') return entry;
         if (outcome === 'gone') throw new TableNotFoundError();
+        if (outcome === 'unsealed') throw new NotSealedError(Number(field));
         if (outcome.startsWith('revealed:')) throw new AlreadyRevealedError(Number(outcome.slice(9)));
       }
       throw new Error('too many concurrent appends to one table');

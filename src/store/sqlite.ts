@@ -15,6 +15,7 @@ import {
   type EntryListener,
   hourOf,
   type IdempotencyState,
+  NotSealedError,
   type SealedRecord,
   type SealedWork,
   type Store,
@@ -250,7 +251,8 @@ export class SqliteStore implements Store {
       if (row === undefined) throw new TableNotFoundError();
       if (sealed !== undefined && 'reveals' in sealed) {
         const opened = this.sealedRow(tableId, sealed.reveals);
-        if (opened?.revealedIn !== undefined) throw new AlreadyRevealedError(opened.revealedIn);
+        if (opened === undefined) throw new NotSealedError(sealed.reveals);
+        if (opened.revealedIn !== undefined) throw new AlreadyRevealedError(opened.revealedIn);
       }
       if (row.entries >= this.limits.maxEntries) throw new TableFullError(this.limits.maxEntries);
       const seq = row.entries + 1;

@@ -33,7 +33,7 @@ export type EntryListener = (entry: TableEntry) => void;
  * What an append of a sealed roll or a reveal does besides (docs/trust.md#sealed-rolls), in the
  * same atomic step: `keep` gives what only the roller of the new sealed entry may publish later
  * (opaque text, kept as long as the table); `reveals` names the sealed entry a reveal opens, which
- * is appended only if that entry was never revealed, and marks it revealed.
+ * is appended only if that entry is a sealed roll never revealed, and marks it revealed.
  */
 export type SealedWork<E> = { keep: (entry: E) => string } | { reveals: number };
 
@@ -64,7 +64,7 @@ export interface Store {
    * Appends one entry: the builder runs with the next sequence number and the previous entry's
    * hash, and whatever it returns is stored. Atomic: no two entries get one sequence number.
    * With `sealed`, also keeps a sealed roll's secret or marks a reveal (SealedWork).
-   * Throws TableNotFoundError, TableFullError, AlreadyRevealedError.
+   * Throws TableNotFoundError, TableFullError, NotSealedError, AlreadyRevealedError.
    */
   append<E extends TableEntry>(
     tableId: string,
@@ -131,6 +131,14 @@ export class TableNotFoundError extends Error {
   constructor() {
     super('no such table');
     this.name = 'TableNotFoundError';
+  }
+}
+
+/** A reveal of an entry that is no sealed roll of the table (an open roll, or none at all). */
+export class NotSealedError extends Error {
+  constructor(readonly seq: number) {
+    super(`entry ${seq} is no sealed roll`);
+    this.name = 'NotSealedError';
   }
 }
 

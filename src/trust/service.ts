@@ -11,6 +11,7 @@ import { RedisStore } from '../store/redis.js';
 import { SqliteStore } from '../store/sqlite.js';
 import {
   AlreadyRevealedError,
+  NotSealedError,
   type Store,
   type StoreLimits,
   TableNotFoundError,
@@ -248,6 +249,7 @@ export class Trust {
     } catch (error) {
       if (error instanceof AlreadyRevealedError)
         throw new RevealRefusedError('already_revealed', error.revealedIn);
+      if (error instanceof NotSealedError) throw new RevealRefusedError('not_sealed');
       throw error;
     }
   }

@@ -11,6 +11,7 @@ import {
   fitContent,
   headText,
   MESSAGE_LIMITS,
+  oddsContent,
   reportContent,
   rollMessage,
 } from '../../src/discord/render.js';
@@ -116,6 +117,32 @@ describe('chartRows', () => {
     expect(rows.at(-1)!.label).toMatch(/^> \d+$/);
     expect(rows.at(-1)!.probability).toBeLessThanOrEqual(0.0005);
     expect(rows.reduce((sum, row) => sum + row.probability, 0)).toBeCloseTo(1, 9);
+  });
+});
+
+describe('the odds message', () => {
+  it('writes tiny chances as "< 0.0001%", as the page does, never in e-notation', () => {
+    // A die that shows 1 all but once in a billion rolls, and its explosion tail.
+    const tiny = 1e-9;
+    const content = oddsContent({
+      formula: '1d2',
+      advantageState: 'normal',
+      min: 1,
+      max: 2,
+      mean: 1 + tiny,
+      sd: Math.sqrt(tiny * (1 - tiny)),
+      percentiles: null,
+      listing: 'full',
+      outcomes: [
+        { total: 1, atLeast: 1, probability: 1 - tiny },
+        { total: 2, atLeast: tiny, probability: tiny },
+      ],
+      truncation: { depth: 20, tailProbability: 3e-12 },
+    });
+    expect(content).toContain('rolls going deeper: < 0.0001%.');
+    expect(content).toContain('1 ████████████████████ > 99.9999%');
+    expect(content).toMatch(/\n2 \S* +< 0\.0001%\n/);
+    expect(content).not.toMatch(/\de[-+]\d/);
   });
 });
 

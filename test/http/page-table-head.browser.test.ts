@@ -1,51 +1,18 @@
-/// <reference lib="dom" />
-/// <reference lib="dom.iterable" />
-// A table's signed head in the page, in headless Chromium against a real server with its SQLite
-// store: the page shows the latest head (entries, time, key), verified with the client's
-// verifier, keeps it across visits, and warns when the log it reads later was cut short after
-// that head, or forks from it (another entry under the same number). Both are made in the store.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
-import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultConfig } from '../../src/config.js';
-import { buildApp } from '../../src/http/app.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { receiptHashSync } from '../../src/store/chain.js';
 import { openDatabase, SQLITE_FILE_NAME } from '../../src/store/sqlite.js';
 import type { Receipt } from '../../src/trust/receipt.js';
-import { Trust } from '../../src/trust/service.js';
-import { listen } from '../support/app.js';
 import { seriousViolations } from '../support/axe.js';
-import { type Chromium, chromiumFor, launchChromium } from '../support/chromium.js';
-import { openPage as openTab } from '../support/page-rolls.js';
+import { chromiumFor } from '../support/chromium.js';
+import { rollOnPage, tablePages } from '../support/page-table.js';
 
 const runs = chromiumFor('the page table head browser test');
 
 describe.skipIf(!runs)("a table's signed head in the page", () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'fairdice-page-head-'));
-  const config = defaultConfig({ logLevel: 'silent', rateLimitMax: 10_000, dataDir });
-  let trust: Trust;
-  let app: FastifyInstance;
-  let origin: string;
-  let browser: Chromium;
-  let context: BrowserContext;
-  const consoleErrors: string[] = [];
-
-  const openPage = (url: string): Promise<Page> =>
-    openTab(context, url, { width: 1280, height: 900 }, consoleErrors);
-
-  async function roll(page: Page, formula: string): Promise<Receipt> {
-    await page.locator('#formula').fill(formula);
-    const answer = page.waitForResponse(
-      (response) => response.request().method() === 'POST' && new URL(response.url()).pathname === '/v1/roll',
-    );
-    await page.locator('#roll-button').click();
-    const body = (await (await answer).json()) as { receipt?: Receipt };
-    expect(body.receipt?.seq).toBeDefined();
-    return body.receipt!;
-  }
+  const pages = tablePages('page-head');
+  const { openPage, consoleErrors } = pages;
 
   const headShown = (page: Page) =>
     page.locator('#table-head').evaluate((node) => ({
@@ -59,39 +26,25 @@ describe.skipIf(!runs)("a table's signed head in the page", () => {
       text: node.textContent,
     }));
 
-  beforeAll(async () => {
-    trust = await Trust.fromConfig(config, { warn() {}, info() {} });
-    app = await buildApp(config, { trust });
-    origin = await listen(app);
-    browser = await launchChromium();
-    context = browser.context;
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-    await trust?.close();
-  });
-
   it('shows the verified head, then warns of a log cut short after it and of a fork', async () => {
-    const page = await openPage(`${origin}/`);
+    const page = await openPage(`${pages.origin}/`);
     await page.locator('#table-create').click();
     await expect.poll(() => new URL(page.url()).searchParams.get('table')).toMatch(/^[\w-]{16,64}$/);
     const tableId = new URL(page.url()).searchParams.get('table')!;
     const kid = (
-      (await (await fetch(`${origin}/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] }
+      (await (await fetch(`${pages.origin}/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] }
     ).keys[0]!.kid;
     // An empty table's head: no entries, verified.
     await expect.poll(() => headShown(page)).toEqual({ entries: '0', valid: 'true', kid });
 
     const rolled: Receipt[] = [];
-    for (const formula of ['1d20', '2d6', '1d8']) rolled.push(await roll(page, formula));
+    for (const formula of ['1d20', '2d6', '1d8']) rolled.push(await rollOnPage(page, formula));
     await expect.poll(() => headShown(page)).toEqual({ entries: '3', valid: 'true', kid });
     expect(await page.locator('#table-head').textContent()).toMatch(/^Signed head: 3 entries at .+, key /);
     expect(await warning(page)).toEqual({ problem: undefined, text: '' });
 
     // The log is cut in the store after the page saw its head of 3 entries: the last entry goes.
-    const db = openDatabase(join(dataDir, SQLITE_FILE_NAME));
+    const db = openDatabase(join(pages.dataDir, SQLITE_FILE_NAME));
     try {
       db.prepare('DELETE FROM receipts WHERE table_id = ? AND seq = 3').run(tableId);
       db.prepare('UPDATE tables SET entries = 2, last_hash = ? WHERE id = ?').run(
@@ -114,7 +67,7 @@ describe.skipIf(!runs)("a table's signed head in the page", () => {
     expect(await seriousViolations(page)).toEqual([]);
 
     // A new roll takes number 3 again: a signed head of 3 entries ending in another entry, a fork.
-    const other = await roll(page, '1d4');
+    const other = await rollOnPage(page, '1d4');
     expect(other.seq).toBe(3);
     expect(receiptHashSync(other)).not.toBe(receiptHashSync(rolled[2]!));
     await expect.poll(() => headShown(page)).toEqual({ entries: '3', valid: 'true', kid });

@@ -8,16 +8,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TableReport } from '@fairdice/client/types';
-import type { FastifyInstance } from 'fastify';
-import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultConfig } from '../../src/config.js';
-import { buildApp } from '../../src/http/app.js';
-import { Trust } from '../../src/trust/service.js';
-import { listen } from '../support/app.js';
+import { describe, expect, it } from 'vitest';
 import { seriousViolations } from '../support/axe.js';
-import { type Chromium, chromiumFor, launchChromium } from '../support/chromium.js';
-import { openPage as openTab } from '../support/page-rolls.js';
+import { chromiumFor } from '../support/chromium.js';
+import { tablePages } from '../support/page-table.js';
 
 const runs = chromiumFor('the page luck report browser test');
 
@@ -30,36 +24,13 @@ const percentile = (midP: number): string => {
 };
 
 describe.skipIf(!runs)("a table's luck report in the page", () => {
-  const config = defaultConfig({
-    logLevel: 'silent',
-    rateLimitMax: 10_000,
-    dataDir: mkdtempSync(join(tmpdir(), 'fairdice-page-report-')),
-  });
-  let trust: Trust;
-  let app: FastifyInstance;
-  let origin: string;
-  let browser: Chromium;
-  let context: BrowserContext;
-  const consoleErrors: string[] = [];
-  const openPage = (url: string): Promise<Page> =>
-    openTab(context, url, { width: 1280, height: 900 }, consoleErrors);
-
-  beforeAll(async () => {
-    trust = await Trust.fromConfig(config, { warn() {}, info() {} });
-    app = await buildApp(config, { trust });
-    origin = await listen(app);
-    browser = await launchChromium();
-    context = browser.context;
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-    await trust?.close();
-  });
+  const pages = tablePages('page-report');
+  const { openPage, consoleErrors } = pages;
 
   it('shows the report the service answers, per roller and roll by roll', async () => {
-    const created = (await (await fetch(`${origin}/v1/tables`, { method: 'POST' })).json()) as { id: string };
+    const created = (await (await fetch(`${pages.origin}/v1/tables`, { method: 'POST' })).json()) as {
+      id: string;
+    };
     const table = created.id;
     const rolls: { formula: string; by?: string }[] = [
       { formula: '1d20+5', by: 'Ana' },
@@ -69,14 +40,14 @@ describe.skipIf(!runs)("a table's luck report in the page", () => {
       { formula: '8d10>=8', by: 'Bo' },
     ];
     for (const request of rolls) {
-      const response = await fetch(`${origin}/v1/roll`, {
+      const response = await fetch(`${pages.origin}/v1/roll`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ ...request, table }),
       });
       expect(response.status).toBe(200);
     }
-    const page = await openPage(`${origin}/?table=${table}`);
+    const page = await openPage(`${pages.origin}/?table=${table}`);
     await page.setViewportSize({ width: 390, height: 844 });
     await expect.poll(() => page.locator('#table-log li.entry').count()).toBe(rolls.length);
 
@@ -143,7 +114,9 @@ describe.skipIf(!runs)("a table's luck report in the page", () => {
     // Its link to how the report works lands on that section of the served reference.
     const how = await page.locator('#table-report .coverage a').getAttribute('href');
     expect(how).toBe('/docs/trust#how-lucky-the-night-was');
-    expect(await (await fetch(`${origin}/docs/trust`)).text()).toContain('id="how-lucky-the-night-was"');
+    expect(await (await fetch(`${pages.origin}/docs/trust`)).text()).toContain(
+      'id="how-lucky-the-night-was"',
+    );
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     expect(await seriousViolations(page)).toEqual([]);
     const shots = mkdtempSync(join(tmpdir(), 'fairdice-report-shots-'));

@@ -6,56 +6,26 @@
 // in the page with the client's verifyEntry and verifyReveal. The entries are signed here with
 // the server's own key and appended to its store, so that a reveal whose salt does not open the
 // commitment can be shown failing.
-import { createHash, sign } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TableRollResponse } from '@fairdice/client/types';
 import { canonicalJson } from '@fairdice/client/verify';
-import type { FastifyInstance } from 'fastify';
-import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultConfig } from '../../src/config.js';
-import { buildApp } from '../../src/http/app.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import type { Receipt, SignedRequest } from '../../src/trust/receipt.js';
-import { Trust } from '../../src/trust/service.js';
-import { signReceipt } from '../../src/trust/sign.js';
-import { uuidv7 } from '../../src/trust/uuid.js';
-import { listen } from '../support/app.js';
+import { signEntry, signReceipt } from '../../src/trust/sign.js';
 import { seriousViolations } from '../support/axe.js';
-import { type Chromium, chromiumFor, launchChromium } from '../support/chromium.js';
-import { openPage as openTab } from '../support/page-rolls.js';
+import { chromiumFor } from '../support/chromium.js';
+import { tablePages } from '../support/page-table.js';
 import { readRollText } from '../support/roll-text.js';
 
 const runs = chromiumFor('the page sealed rolls browser test');
 
 describe.skipIf(!runs)('sealed rolls and their reveals in the page', () => {
-  const config = defaultConfig({
-    logLevel: 'silent',
-    rateLimitMax: 10_000,
-    dataDir: mkdtempSync(join(tmpdir(), 'fairdice-page-sealed-')),
-  });
-  let trust: Trust;
-  let app: FastifyInstance;
-  let origin: string;
-  let browser: Chromium;
-  let context: BrowserContext;
-  const consoleErrors: string[] = [];
-
-  const openPage = (url: string): Promise<Page> =>
-    openTab(context, url, { width: 1280, height: 900 }, consoleErrors);
-
-  /** A log entry other than a receipt, signed with the server's key as the service signs one. */
-  function signEntry<T extends object>(
-    content: T,
-  ): T & { id: string; time: string; kid: string; signature: string } {
-    const now = Date.now();
-    const body = { id: uuidv7(now), time: new Date(now).toISOString(), kid: trust.keys.kid, ...content };
-    const signature = sign(null, Buffer.from(canonicalJson(body), 'utf8'), trust.keys.privateKey).toString(
-      'base64url',
-    );
-    return { ...body, signature };
-  }
+  const pages = tablePages('page-sealed');
+  const { openPage, consoleErrors } = pages;
 
   /** SHA-256 of the receipt's canonical JSON followed by the salt's bytes (docs/trust.md#sealed-rolls). */
   const commitmentOf = (receipt: Receipt, salt: string) =>
@@ -67,17 +37,17 @@ describe.skipIf(!runs)('sealed rolls and their reveals in the page', () => {
   /** Rolls `request` for real, then appends it to `table` sealed; the receipt it committed to. */
   async function appendSealed(table: string, request: SignedRequest, salt: string): Promise<Receipt> {
     const answer = (await (
-      await fetch(`${origin}/v1/roll`, {
+      await fetch(`${pages.origin}/v1/roll`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ formula: request.formula }),
       })
     ).json()) as Receipt['roll'];
     let receipt: Receipt | undefined;
-    await trust.store.append(
+    await pages.trust.store.append(
       table,
       (seq, prev) => {
-        receipt = signReceipt(trust.keys, {
+        receipt = signReceipt(pages.trust.keys, {
           request: { ...request, sealed: true },
           roll: answer,
           table,
@@ -85,7 +55,7 @@ describe.skipIf(!runs)('sealed rolls and their reveals in the page', () => {
           prev,
         });
         const { note: _note, ...shown } = receipt.request;
-        return signEntry({
+        return signEntry(pages.trust.keys, {
           table,
           seq,
           prev,
@@ -99,10 +69,15 @@ describe.skipIf(!runs)('sealed rolls and their reveals in the page', () => {
   }
 
   async function appendReveal(table: string, receipt: Receipt, salt: string): Promise<void> {
-    await trust.store.append(
+    await pages.trust.store.append(
       table,
       (seq, prev) =>
-        signEntry({ table, seq, prev, reveal: { seq: receipt.seq, receipt, salt } }) as unknown as Receipt,
+        signEntry(pages.trust.keys, {
+          table,
+          seq,
+          prev,
+          reveal: { seq: receipt.seq, receipt, salt },
+        }) as unknown as Receipt,
       Date.now(),
     );
   }
@@ -124,25 +99,13 @@ describe.skipIf(!runs)('sealed rolls and their reveals in the page', () => {
         .sort((a, b) => a.seq - b.seq),
     );
 
-  beforeAll(async () => {
-    trust = await Trust.fromConfig(config, { warn() {}, info() {} });
-    app = await buildApp(config, { trust });
-    origin = await listen(app);
-    browser = await launchChromium();
-    context = browser.context;
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-    await trust?.close();
-  });
-
   it('shows a sealed roll as sealed, its reveal with its dice and whether it opens the commitment', async () => {
-    const created = (await (await fetch(`${origin}/v1/tables`, { method: 'POST' })).json()) as { id: string };
+    const created = (await (await fetch(`${pages.origin}/v1/tables`, { method: 'POST' })).json()) as {
+      id: string;
+    };
     const table = created.id;
-    const first = await openPage(`${origin}/?table=${table}`);
-    const second = await openPage(`${origin}/?table=${table}`);
+    const first = await openPage(`${pages.origin}/?table=${table}`);
+    const second = await openPage(`${pages.origin}/?table=${table}`);
 
     const salt = 'a1'.repeat(32);
     const sealedRoll = await appendSealed(
@@ -226,7 +189,7 @@ describe.skipIf(!runs)('sealed rolls and their reveals in the page', () => {
     expect(consoleErrors).toEqual([]);
   });
   it("rolls in secret from one page, shows it sealed on both, reveals it from the roller's page by keyboard", async () => {
-    const first = await openPage(`${origin}/`);
+    const first = await openPage(`${pages.origin}/`);
     await first.locator('#table-create').click();
     await expect.poll(() => new URL(first.url()).searchParams.get('table')).toMatch(/^[\w-]{16,64}$/);
     const table = new URL(first.url()).searchParams.get('table')!;

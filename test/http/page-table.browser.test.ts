@@ -6,36 +6,19 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
-import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultConfig } from '../../src/config.js';
-import { buildApp } from '../../src/http/app.js';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Receipt } from '../../src/trust/receipt.js';
-import { Trust } from '../../src/trust/service.js';
-import { listen } from '../support/app.js';
-import { type Chromium, chromiumFor, launchChromium } from '../support/chromium.js';
-import { openPage as openTab } from '../support/page-rolls.js';
+import { chromiumFor } from '../support/chromium.js';
+import { rollOnPage, tablePages } from '../support/page-table.js';
 import { readRollText } from '../support/roll-text.js';
 
 const runs = chromiumFor('the page table browser test');
 
 describe.skipIf(!runs)('a table in the page, two browsers', () => {
-  const config = defaultConfig({
-    logLevel: 'silent',
-    rateLimitMax: 10_000,
-    dataDir: mkdtempSync(join(tmpdir(), 'fairdice-page-table-')),
-  });
-  let trust: Trust;
-  let app: FastifyInstance;
-  let origin: string;
-  let browser: Chromium;
-  let context: BrowserContext;
+  const pages = tablePages('page-table');
+  const { openPage, consoleErrors } = pages;
   const requested: string[] = [];
-  const consoleErrors: string[] = [];
-
-  const openPage = (url: string): Promise<Page> =>
-    openTab(context, url, { width: 1280, height: 900 }, consoleErrors);
 
   const entries = (page: Page) =>
     page.locator('#table-log li.entry').evaluateAll((items) =>
@@ -49,36 +32,15 @@ describe.skipIf(!runs)('a table in the page, two browsers', () => {
         .sort((a, b) => a.seq - b.seq),
     );
 
-  async function roll(page: Page, formula: string): Promise<Receipt> {
-    await page.locator('#formula').fill(formula);
-    const answer = page.waitForResponse(
-      (response) => response.request().method() === 'POST' && new URL(response.url()).pathname === '/v1/roll',
-    );
-    await page.locator('#roll-button').click();
-    const body = (await (await answer).json()) as { receipt?: Receipt };
-    expect(body.receipt?.seq).toBeDefined();
-    return body.receipt!;
-  }
-
-  beforeAll(async () => {
-    trust = await Trust.fromConfig(config, { warn() {}, info() {} });
-    app = await buildApp(config, { trust });
-    origin = await listen(app);
-    browser = await launchChromium();
-    context = browser.context;
-    context.on('request', (request) => {
+  // After tablePages' own beforeAll: the context is there.
+  beforeAll(() => {
+    pages.context.on('request', (request) => {
       requested.push(request.url());
     });
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-    await trust?.close();
-  });
-
   it('shares rolls live between two pages, each verified; a tampered entry shows invalid', async () => {
-    const first = await openPage(`${origin}/`);
+    const first = await openPage(`${pages.origin}/`);
     await first.locator('#table-create').click();
     await expect.poll(() => new URL(first.url()).searchParams.get('table')).toMatch(/^[\w-]{16,64}$/);
     const tableId = new URL(first.url()).searchParams.get('table')!;
@@ -86,8 +48,8 @@ describe.skipIf(!runs)('a table in the page, two browsers', () => {
     const second = await openPage(first.url());
     await expect.poll(() => second.locator('#table-id').inputValue()).toBe(tableId);
 
-    const one = await roll(first, '1d20+1');
-    const two = await roll(second, '2d6');
+    const one = await rollOnPage(first, '1d20+1');
+    const two = await rollOnPage(second, '2d6');
     const expected = [
       { seq: one.seq, total: one.roll.total, valid: 'true', shown: `= ${one.roll.total}` },
       { seq: two.seq, total: two.roll.total, valid: 'true', shown: `= ${two.roll.total}` },
@@ -109,7 +71,7 @@ describe.skipIf(!runs)('a table in the page, two browsers', () => {
     }
 
     // An entry written straight into the store, its total edited after signing.
-    await trust.store.append(
+    await pages.trust.store.append(
       tableId,
       (seq, prev) => ({
         ...two,
@@ -137,7 +99,7 @@ describe.skipIf(!runs)('a table in the page, two browsers', () => {
     // A later honest roll verifies again and its chain link holds; it carries the name given.
     expect(await first.locator('#by-field').isVisible()).toBe(true);
     await first.locator('#by').fill('Bea');
-    const four = await roll(first, '1d4');
+    const four = await rollOnPage(first, '1d4');
     expect(four.request.by).toBe('Bea');
     await expect
       .poll(() => entries(second))
@@ -158,6 +120,8 @@ describe.skipIf(!runs)('a table in the page, two browsers', () => {
     console.log(`table screenshots: ${screenshots}`);
 
     expect(consoleErrors).toEqual([]);
-    expect(requested.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith('data:'))).toEqual([]);
+    expect(
+      requested.filter((url) => !url.startsWith(`${pages.origin}/`) && !url.startsWith('data:')),
+    ).toEqual([]);
   });
 });

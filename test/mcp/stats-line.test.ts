@@ -55,11 +55,19 @@ describe('the stats line', () => {
     );
   });
 
-  it('never rounds a possible outcome to 0% or 100%', () => {
-    expect(percentOf(1e-9)).toBe('1.0e-7%');
+  it('never rounds a possible outcome to 0% or 100%, nor writes e-notation', () => {
+    expect(percentOf(1e-9)).toBe('< 0.0001%');
     expect(percentOf(1 - 1e-5)).toBe('99.9990%');
-    expect(percentOf(1 - 1e-12)).toMatch(/^100% minus 1\.0e-10%$/);
+    expect(percentOf(1 - 1e-12)).toBe('> 99.9999%');
     expect(percentOf(0.5)).toBe('50.00%');
+    const tiny = {
+      ...twoD6(),
+      outcomes: [
+        { total: 2, atLeast: 1 },
+        { total: 12, atLeast: 3e-9 },
+      ],
+    };
+    expect(statsLine(tiny, { target: 12 })).toMatch(/at least 12: < 0\.0001%$/);
   });
 });
 

@@ -1,14 +1,17 @@
 // Both stores against the same expectations, for real: an SQLite file in a temporary directory
 // and a redis-server child process.
+import { createHash } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { verifyChain, verifyReceipt } from '@fairdice/client/verify';
+import { canonicalJson, verifyChain, verifyReceipt } from '@fairdice/client/verify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GENESIS_PREV } from '../../src/store/chain.js';
 import { RedisStore } from '../../src/store/redis.js';
 import { SQLITE_DRIVER, SqliteStore } from '../../src/store/sqlite.js';
 import {
+  AlreadyRevealedError,
+  NotSealedError,
   type Store,
   type StoreLimits,
   StoreUnavailableError,
@@ -17,8 +20,8 @@ import {
   TooManyTablesError,
 } from '../../src/store/store.js';
 import { loadSigningKeys, type SigningKeys } from '../../src/trust/keys.js';
-import type { Receipt, TableEntry } from '../../src/trust/receipt.js';
-import { signReceipt } from '../../src/trust/sign.js';
+import type { Receipt, RevealEntry, SealedEntry, TableEntry } from '../../src/trust/receipt.js';
+import { signEntry, signReceipt } from '../../src/trust/sign.js';
 import { describeWithRedis, type RedisServer, startRedis } from '../support/redis.js';
 import { until } from '../support/wait.js';
 
@@ -44,6 +47,70 @@ const entry =
   (tableId: string, formula = '1d20') =>
   (seq: number, prev: string) =>
     signReceipt(keys, { request: { formula }, roll, table: tableId, seq, prev });
+
+const SALT = 'cd'.repeat(32);
+
+/**
+ * A sealed roll's entry as the service builds one (src/trust/service.ts): what was asked and the
+ * commitment to the receipt it hides; `hidden` gets that receipt once the entry is built.
+ */
+function sealedEntry(tableId: string) {
+  const hidden: { receipt?: Receipt } = {};
+  const build = (seq: number, prev: string): SealedEntry => {
+    const request = { formula: '1d20', sealed: true as const };
+    const receipt = signReceipt(keys, { request, roll, table: tableId, seq, prev });
+    hidden.receipt = receipt;
+    const commitment = createHash('sha256')
+      .update(canonicalJson(receipt), 'utf8')
+      .update(Buffer.from(SALT, 'hex'))
+      .digest('hex');
+    return signEntry(keys, { table: tableId, seq, prev, request, commitment });
+  };
+  return { build, hidden };
+}
+
+/** The reveal of sealed entry `sealedSeq`, which hid `receipt`. */
+const revealEntry =
+  (tableId: string, sealedSeq: number, receipt: Receipt) =>
+  (seq: number, prev: string): RevealEntry =>
+    signEntry(keys, { table: tableId, seq, prev, reveal: { seq: sealedSeq, receipt, salt: SALT } });
+
+/** Appends a sealed roll to `tableId`, keeping `secret` for it; answers its seq and hidden receipt. */
+async function appendSealed(store: Store, tableId: string, secret: string, now: number) {
+  const sealed = sealedEntry(tableId);
+  const entry = await store.append(tableId, sealed.build, now, { keep: () => secret });
+  return { seq: entry.seq!, receipt: sealed.hidden.receipt! };
+}
+
+/** Two reveals of one sealed entry at once, on `stores` (one store twice, or two): exactly one is appended. */
+async function expectOneOfTwoReveals(stores: [Store, Store], now: number) {
+  const [store, other] = stores;
+  const id = newTableId();
+  await store.createTable(id, '10.0.0.6', now);
+  const sealed = await appendSealed(store, id, 'secret-1', now);
+  const outcomes = await Promise.allSettled(
+    [store, other].map((each) =>
+      each.append(id, revealEntry(id, sealed.seq, sealed.receipt), now, { reveals: 1 }),
+    ),
+  );
+  const appended = outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
+  const refused = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason] : []));
+  expect(appended.map((entry) => entry.seq)).toEqual([2]);
+  expect(refused).toHaveLength(1);
+  expect(refused[0]).toBeInstanceOf(AlreadyRevealedError);
+  expect((refused[0] as AlreadyRevealedError).revealedIn).toBe(2);
+  // And a third, later, too.
+  await expect(
+    store.append(id, revealEntry(id, sealed.seq, sealed.receipt), now, { reveals: 1 }),
+  ).rejects.toBeInstanceOf(AlreadyRevealedError);
+  const log = (await store.rolls(id, 0, 100, now))!;
+  expect(log.map((entry) => ('reveal' in entry ? `reveal of ${entry.reveal.seq}` : entry.seq))).toEqual([
+    1,
+    'reveal of 1',
+  ]);
+  expect(await verifyChain(log, keys.jwks)).toEqual({ valid: true, entries: 2, sealed: 1, revealed: 1 });
+  expect(await other.sealed(id, 1, now)).toEqual({ secret: 'secret-1', revealedIn: 2 });
+}
 
 function storeContract(name: string, open: () => Store | Promise<Store>) {
   describe(name, () => {
@@ -96,6 +163,53 @@ function storeContract(name: string, open: () => Store | Promise<Store>) {
       await expect(store.append('nope', entry('nope'), now)).rejects.toBeInstanceOf(TableNotFoundError);
       expect(await store.rolls('nope', 0, 10, now)).toBeUndefined();
       expect(await store.table('nope', now)).toBeUndefined();
+    });
+
+    it('chains a sealed entry like any other, keeping its secret, and it is no receipt', async () => {
+      const now = Date.now();
+      const id = newTableId();
+      await store.createTable(id, '10.0.0.5', now);
+      await store.append(id, entry(id), now);
+      const sealed = await appendSealed(store, id, 'secret-2', now);
+      expect(sealed.seq).toBe(2);
+      await store.append(id, entry(id, '1d8'), now);
+      const log = (await store.rolls(id, 0, 100, now))!;
+      expect(log.map((each) => ('commitment' in each ? 'sealed' : 'roll'))).toEqual([
+        'roll',
+        'sealed',
+        'roll',
+      ]);
+      expect(await verifyChain(log, keys.jwks)).toEqual({ valid: true, entries: 3, sealed: 1, revealed: 0 });
+      expect(await store.sealed(id, 2, now)).toEqual({ secret: 'secret-2', revealedIn: undefined });
+      expect(await store.sealed(id, 1, now)).toBeUndefined();
+      expect(await store.receipt(log[1]!.id, now)).toBeUndefined();
+      // Revealed later, the log still verifies: the reveal opens the commitment.
+      await store.append(id, revealEntry(id, 2, sealed.receipt), now, { reveals: 2 });
+      expect(await verifyChain((await store.rolls(id, 0, 100, now))!, keys.jwks)).toEqual({
+        valid: true,
+        entries: 4,
+        sealed: 1,
+        revealed: 1,
+      });
+    });
+
+    it('appends exactly one of two reveals of one sealed entry sent at once', async () => {
+      await expectOneOfTwoReveals([store, store], Date.now());
+    });
+
+    it('refuses a reveal of an open roll or of an entry that does not exist, appending nothing', async () => {
+      const now = Date.now();
+      const id = newTableId();
+      await store.createTable(id, '10.0.0.7', now);
+      const open = await store.append(id, entry(id), now);
+      for (const seq of [1, 2, 9]) {
+        await expect(
+          store.append(id, revealEntry(id, seq, open), now, { reveals: seq }),
+        ).rejects.toBeInstanceOf(NotSealedError);
+      }
+      expect((await store.table(id, now))?.entries).toBe(1);
+      expect((await store.rolls(id, 0, 100, now))?.length).toBe(1);
+      expect(await store.sealed(id, 1, now)).toBeUndefined();
     });
 
     it('counts table creations per address per hour', async () => {
@@ -271,6 +385,18 @@ describeWithRedis('RedisStore', (executable) => {
     stop();
     await a.close();
     await b.close();
+  });
+
+  it('appends exactly one of two reveals of one sealed entry sent at once to two stores on one Redis', async () => {
+    const a = new RedisStore(redis.url, LIMITS, 'shared:');
+    const b = new RedisStore(redis.url, LIMITS, 'shared:');
+    try {
+      await Promise.all([a.ready(), b.ready()]);
+      await expectOneOfTwoReveals([a, b], Date.now());
+    } finally {
+      await a.close();
+      await b.close();
+    }
   });
 
   it('counts event-stream places across stores on one Redis; a vanished store loses its own', async () => {

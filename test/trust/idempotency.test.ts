@@ -5,9 +5,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { verifyChain, verifyHead, verifyReceipt } from '@fairdice/client/verify';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config.js';
+import { openDatabase, type SqliteStore } from '../../src/store/sqlite.js';
 import type { Jwks, Receipt, TableHead } from '../../src/trust/receipt.js';
 import { expectError, listen, makeApp } from '../support/app.js';
 import { openEvents } from '../support/events.js';
@@ -38,6 +40,23 @@ const rollAt = (app: FastifyInstance, payload: object, key?: string, remoteAddre
     remoteAddress,
     headers: key === undefined ? {} : { 'idempotency-key': key },
   });
+
+/**
+ * Asserts that `again` answered the kept answer of `first` as a replay, and that `table` holds
+ * `entries` entries still: nothing was rolled anew.
+ */
+async function expectReplayOf(
+  app: FastifyInstance,
+  first: LightMyRequestResponse,
+  again: LightMyRequestResponse,
+  table: string,
+  entries: number,
+) {
+  expect(again.statusCode, again.body).toBe(200);
+  expect(again.headers['idempotent-replayed']).toBe('true');
+  expect(again.json()).toEqual(first.json());
+  expect((await logOf(app, table)).entries).toBe(entries);
+}
 
 const logOf = async (app: FastifyInstance, table: string) =>
   (await app.inject({ url: `/v1/tables/${table}/rolls` })).json() as Log;
@@ -195,6 +214,33 @@ describe('one roll per Idempotency-Key (SQLite)', () => {
   });
 });
 
+describe('answers kept by the version before they were encrypted (SQLite)', () => {
+  it('replays an answer kept as plain JSON text, rolling nothing, rather than failing', async () => {
+    const app = await makeApp({ dataDir: tempDir() });
+    const db = openDatabase((app.trust.store as SqliteStore).file);
+    try {
+      const table = await createTable(app);
+      const first = await rollAt(app, { formula: '1d20', table }, 'k-upgrade');
+      expect(first.statusCode, first.body).toBe(200);
+      const rows = db.prepare('SELECT key, body FROM idempotency').all() as { key: string; body: string }[];
+      expect(rows).toHaveLength(1);
+      // Kept encrypted now: the answer's JSON is not in the store.
+      expect(rows[0]!.body.startsWith('{')).toBe(false);
+      // The version before kept the same key and fingerprint, with the answer's JSON as the body.
+      db.prepare('UPDATE idempotency SET body = ? WHERE key = ?').run(
+        JSON.stringify(first.json()),
+        rows[0]!.key,
+      );
+      await expectReplayOf(app, first, await rollAt(app, { formula: '1d20', table }, 'k-upgrade'), table, 1);
+      // And the same key with another request is still refused.
+      expectError(await rollAt(app, { formula: '1d12', table }, 'k-upgrade'), 422, 'idempotency_key_reused');
+    } finally {
+      db.close();
+      await app.close();
+    }
+  });
+});
+
 describe('signed heads (SQLite)', () => {
   let app: FastifyInstance;
   let jwks: Jwks;
@@ -311,5 +357,29 @@ describeWithRedis('one roll per Idempotency-Key across two instances on one Redi
     expect((await logOf(a, table)).entries).toBe(1);
     const log = await logOf(b, table);
     expect(log.head).toMatchObject({ table, entries: 1 });
+  });
+
+  it('replays an answer kept as plain JSON text by the version before encryption', async () => {
+    const client = new Redis(redis.url);
+    try {
+      const before = new Set(await client.keys('fairdice:idempotency:*'));
+      const table = await createTable(a);
+      const first = await rollAt(a, { formula: '1d20', table }, 'r-upgrade');
+      expect(first.statusCode, first.body).toBe(200);
+      const [key, ...others] = (await client.keys('fairdice:idempotency:*')).filter((k) => !before.has(k));
+      expect(others).toEqual([]);
+      const kept = JSON.parse((await client.get(key!))!) as { f: string; b: string };
+      expect(kept.b.startsWith('{')).toBe(false);
+      // The version before kept { f, b } under the same key, with the answer's JSON as b.
+      await client.set(
+        key!,
+        JSON.stringify({ f: kept.f, b: JSON.stringify(first.json()) }),
+        'PX',
+        86_400_000,
+      );
+      await expectReplayOf(b, first, await rollAt(b, { formula: '1d20', table }, 'r-upgrade'), table, 1);
+    } finally {
+      client.disconnect();
+    }
   });
 });

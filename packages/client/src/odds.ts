@@ -18,15 +18,30 @@ export function oddsWindow(
   return [first, last];
 }
 
-/** A probability as a percentage that never reads 0 % or 100 % for a chance that is neither. */
-export function percentText(p: number): string {
+/**
+ * A probability as a percentage, as every face writes one (the page, MCP lines, Discord): never
+ * 0 % or 100 % for a chance that is neither, never e-notation. Under 0.0001 % it reads
+ * "< 0.0001%", within 0.0001 % of certain "> 99.9999%"; under 0.01 %, two significant digits
+ * ("0.0012%"); near certain, as many decimals as it takes not to read 100 % ("99.9990%").
+ * Otherwise `decimals` decimals when given (MCP lines and Discord: 2, a figure to quote), else one
+ * decimal from 10 % up and two significant digits below.
+ */
+export function percentText(p: number, decimals?: number): string {
   if (p <= 0) return '0%';
   if (p >= 1) return '100%';
+  // Compared as probabilities: p * 100 for p = 1e-6 is 0.00009999999999999999.
+  if (p < 1e-6) return '< 0.0001%';
+  if (1 - p < 1e-6) return '> 99.9999%';
   const value = p * 100;
+  // toPrecision writes plain digits down to 1e-6; here value is 0.0001 or more.
   if (value < 0.01) return `${value.toPrecision(2)}%`;
   const rest = (1 - p) * 100;
-  // Near certain: as many digits as it takes not to read 100 %.
-  if (rest < 0.05) return `${(100 - rest).toFixed(Math.min(12, 1 - Math.floor(Math.log10(rest))))}%`;
+  if (rest < 0.05) {
+    // Two significant digits of what is left to 100 %; the nudge reads 0.000999…98 (1 - (1 - 1e-5)) as 0.001.
+    const needed = 1 - Math.floor(Math.log10(rest * (1 + 1e-9)));
+    return `${(100 - rest).toFixed(Math.max(decimals ?? 0, needed))}%`;
+  }
+  if (decimals !== undefined) return `${value.toFixed(decimals)}%`;
   return `${value >= 10 ? value.toFixed(1) : value.toPrecision(2)}%`;
 }
 

@@ -35,9 +35,9 @@ type HistogramValues = Awaited<ReturnType<Histogram<RequestLabels | 'le'>['get']
  * `fairdice_http_request_duration_seconds`, counted on every answer of the public port, so kept
  * as cheap as an array increment: a prom-client Histogram hashes and checks its labels on every
  * observation, which cost a GET /v1/roll several per cent of its requests per second
- * (docs/operations.md#metrics-and-readiness). The registry reads it through the metric contract it
- * reads every metric by (`get()`, `reset()`, name, help, type, aggregator), and writes it as any
- * Prometheus histogram: cumulative `le` buckets, `_sum`, `_count`; the cluster primary sums it.
+ * (docs/performance.md#http-engine-and-random-source). The registry reads it through the metric
+ * contract it reads every metric by (`get()`, `reset()`, name, help, type, aggregator), and writes
+ * it as any Prometheus histogram: cumulative `le` buckets, `_sum`, `_count`; the cluster primary sums it.
  */
 class RequestHistogram {
   readonly name = 'fairdice_http_request_duration_seconds';

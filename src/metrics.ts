@@ -5,15 +5,7 @@
 // prom-client's global one, so that several apps in one process (the tests) count apart.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  AggregatorRegistry,
-  Counter,
-  collectDefaultMetrics,
-  Gauge,
-  Histogram,
-  type LabelValues,
-  Registry,
-} from 'prom-client';
+import { AggregatorRegistry, Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 /** What refused a request before (or instead of) its work: the label of `fairdice_refusals_total`. */
 export type RefusalKind = 'rate' | 'throws' | 'stats' | 'connections' | 'streams';
@@ -25,6 +17,95 @@ const REQUEST_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0
 const STATS_BUCKETS = [0.001, 0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
 type RequestLabels = 'route' | 'method' | 'status';
+
+/** One route, method and status of the request histogram: plain counts, read only at a scrape. */
+interface RequestSeries {
+  readonly method: string;
+  readonly status: number;
+  /** Answers per bucket, not cumulative: [i] for latencies up to REQUEST_BUCKETS[i], the last above them all. */
+  readonly buckets: Float64Array;
+  sum: number;
+  count: number;
+}
+
+/** What prom-client's registry reads of a histogram at a scrape (the shape `Histogram.get()` answers). */
+type HistogramValues = Awaited<ReturnType<Histogram<RequestLabels | 'le'>['get']>>;
+
+/**
+ * `fairdice_http_request_duration_seconds`, counted on every answer of the public port, so kept
+ * as cheap as an array increment: a prom-client Histogram hashes and checks its labels on every
+ * observation, which cost a GET /v1/roll several per cent of its requests per second
+ * (docs/performance.md#http-engine-and-random-source). The registry reads it through the metric
+ * contract it reads every metric by (`get()`, `reset()`, name, help, type, aggregator), and writes
+ * it as any Prometheus histogram: cumulative `le` buckets, `_sum`, `_count`; the cluster primary sums it.
+ */
+class RequestHistogram {
+  readonly name = 'fairdice_http_request_duration_seconds';
+  readonly help =
+    'Requests answered on the public port, by route pattern, method and status; _count counts them.';
+  readonly type = 'histogram';
+  readonly aggregator = 'sum';
+  /** By route pattern: a route has few methods and statuses, so a short list is searched. */
+  private readonly byRoute = new Map<string, RequestSeries[]>();
+
+  observe(route: string, method: string, status: number, seconds: number): void {
+    let series = this.byRoute.get(route);
+    if (series === undefined) {
+      series = [];
+      this.byRoute.set(route, series);
+    }
+    let one: RequestSeries | undefined;
+    for (const candidate of series) {
+      if (candidate.status === status && candidate.method === method) {
+        one = candidate;
+        break;
+      }
+    }
+    if (one === undefined) {
+      one = { method, status, buckets: new Float64Array(REQUEST_BUCKETS.length + 1), sum: 0, count: 0 };
+      series.push(one);
+    }
+    // A bucket holds the latencies up to and including its bound, as Prometheus' `le` says.
+    let bucket = 0;
+    while (bucket < REQUEST_BUCKETS.length && seconds > REQUEST_BUCKETS[bucket]!) bucket++;
+    one.buckets[bucket]!++;
+    one.sum += seconds;
+    one.count++;
+  }
+
+  async get(): Promise<HistogramValues> {
+    const values: HistogramValues['values'] = [];
+    const bucketName = `${this.name}_bucket`;
+    for (const [route, series] of this.byRoute) {
+      for (const { method, status, buckets, sum, count } of series) {
+        let cumulative = 0;
+        REQUEST_BUCKETS.forEach((bound, i) => {
+          cumulative += buckets[i]!;
+          values.push({
+            labels: { le: bound, route, method, status },
+            value: cumulative,
+            metricName: bucketName,
+          });
+        });
+        const labels = { route, method, status };
+        values.push({ labels: { le: '+Inf', ...labels }, value: count, metricName: bucketName });
+        values.push({ labels, value: sum, metricName: `${this.name}_sum` });
+        values.push({ labels, value: count, metricName: `${this.name}_count` });
+      }
+    }
+    return {
+      name: this.name,
+      help: this.help,
+      type: this.type,
+      aggregator: this.aggregator,
+      values,
+    } as unknown as HistogramValues;
+  }
+
+  reset(): void {
+    this.byRoute.clear();
+  }
+}
 
 /** Whether each Redis connection is usable right now, asked at every scrape. */
 export interface RedisStates {
@@ -38,11 +119,10 @@ export interface RedisStates {
 export class ServiceMetrics {
   readonly registry = new Registry();
 
-  private readonly requests: Histogram<RequestLabels>;
-  /** One child per route, method and status, made once: each `labels()` call builds its closures anew. */
-  private readonly requestChildren = new Map<string, { observe(value: number): void }>();
-  private readonly rolls: Counter;
-  private readonly dice: Counter;
+  private readonly requests = new RequestHistogram();
+  /** Counted on every roll request as plain numbers; their counters read them at a scrape. */
+  private rollCount = 0;
+  private diceCount = 0;
   private readonly stats: Histogram;
   private readonly tooComplex: Counter;
   private readonly refusals: Counter<'kind'>;
@@ -54,22 +134,26 @@ export class ServiceMetrics {
 
   constructor() {
     const registers = [this.registry];
-    this.requests = new Histogram({
-      name: 'fairdice_http_request_duration_seconds',
-      help: 'Requests answered on the public port, by route pattern, method and status; _count counts them.',
-      labelNames: ['route', 'method', 'status'],
-      buckets: REQUEST_BUCKETS,
-      registers,
-    });
-    this.rolls = new Counter({
+    // Typed as the Histogram whose contract it keeps: the registry takes prom-client's own kinds.
+    this.registry.registerMetric(this.requests as unknown as Histogram<RequestLabels>);
+    const metrics = this;
+    new Counter({
       name: 'fairdice_rolls_total',
       help: 'Roll requests that threw dice (REST, tRPC, MCP, Discord; a batch counts once).',
       registers,
+      collect() {
+        this.reset();
+        this.inc(metrics.rollCount);
+      },
     });
-    this.dice = new Counter({
+    new Counter({
       name: 'fairdice_dice_thrown_total',
       help: 'Dice thrown, rerolls and explosions included.',
       registers,
+      collect() {
+        this.reset();
+        this.inc(metrics.diceCount);
+      },
     });
     this.stats = new Histogram({
       name: 'fairdice_stats_computation_seconds',
@@ -111,7 +195,6 @@ export class ServiceMetrics {
       help: 'Times the rate limit lost Redis and counted in local memory instead.',
       registers,
     });
-    const metrics = this;
     new Gauge({
       name: 'fairdice_redis_up',
       help: 'Whether a Redis connection is usable (1) or not (0), by use: rate_limit, store. Absent without REDIS_URL.',
@@ -139,19 +222,13 @@ export class ServiceMetrics {
   }
 
   request(route: string, method: string, status: number, seconds: number): void {
-    const key = `${method} ${status} ${route}`;
-    let child = this.requestChildren.get(key);
-    if (child === undefined) {
-      child = this.requests.labels({ route, method, status } as LabelValues<RequestLabels>);
-      this.requestChildren.set(key, child);
-    }
-    child.observe(seconds);
+    this.requests.observe(route, method, status, seconds);
   }
 
   /** A roll request that threw `dice` dice. */
   rolled(dice: number): void {
-    this.rolls.inc();
-    if (dice > 0) this.dice.inc(dice);
+    this.rollCount++;
+    this.diceCount += dice;
   }
 
   computed(ms: number): void {

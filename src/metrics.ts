@@ -11,7 +11,7 @@ import { AggregatorRegistry, Counter, collectDefaultMetrics, Gauge, Histogram, R
 export type RefusalKind = 'rate' | 'throws' | 'stats' | 'connections' | 'streams';
 
 /** Request latency buckets, in seconds: a roll answers in well under a millisecond. */
-const REQUEST_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10];
+export const REQUEST_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10];
 
 /** Stats computation buckets, in seconds: up to the 5 s time limit. */
 const STATS_BUCKETS = [0.001, 0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5];

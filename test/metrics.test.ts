@@ -8,11 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
+import { AggregatorRegistry, Histogram, Registry } from 'prom-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { REDIS_KEY_PREFIX } from '../src/http/rate-limit-store.js';
 import {
   metricsOf,
   type OperationsListener,
+  REQUEST_BUCKETS,
   ServiceMetrics,
   startOperationsListener,
 } from '../src/metrics.js';
@@ -133,6 +135,65 @@ describe('metrics of one app, on the operations listener', () => {
     expect((await send(operations, { method: 'POST', path: '/metrics' })).status).toBe(405);
     // And the public port does not serve them.
     expect((await app.inject({ url: '/metrics' })).statusCode).toBe(404);
+  });
+});
+
+describe('the request histogram', () => {
+  // It keeps plain counts instead of a prom-client Histogram (the cost of a label hash on every
+  // answer): what a scraper reads must still be exactly what prom-client's own Histogram writes.
+  const NAME = 'fairdice_http_request_duration_seconds';
+  const observations: [string, string, number, number][] = [
+    ['/v1/roll', 'GET', 200, 0.0003],
+    ['/v1/roll', 'GET', 200, 0.0005], // on a bound: counted in that bound's bucket (le is "at most")
+    ['/v1/roll', 'GET', 200, 0.0012],
+    ['/v1/roll', 'POST', 400, 0.001],
+    ['unmatched', 'GET', 404, 0],
+    ['/v1/roll', 'GET', 429, 10],
+    ['/v1/stats', 'GET', 200, 10.5], // above every bound: only +Inf
+    ['/v1/roll', 'GET', 200, 0.07],
+  ];
+  const HELP =
+    'Requests answered on the public port, by route pattern, method and status; _count counts them.';
+  const reference = () => {
+    const registry = new Registry();
+    const histogram = new Histogram({
+      name: NAME,
+      help: HELP,
+      labelNames: ['route', 'method', 'status'],
+      buckets: REQUEST_BUCKETS,
+      registers: [registry],
+    });
+    return { registry, histogram };
+  };
+  const lines = async (from: Pick<Registry, 'getSingleMetricAsString'>) =>
+    (await from.getSingleMetricAsString(NAME)).split('\n').sort();
+
+  it("writes exactly prom-client's histogram text for the same answers", async () => {
+    const metrics = new ServiceMetrics();
+    const { registry, histogram } = reference();
+    for (const [route, method, status, seconds] of observations) {
+      metrics.request(route, method, status, seconds);
+      histogram.observe({ route, method, status }, seconds);
+    }
+    const ours = await metrics.registry.getSingleMetricAsString(NAME);
+    expect(ours).toContain(`${NAME}_bucket{le="0.0005",route="/v1/roll",method="GET",status="200"} 2`);
+    // The same lines; the order of series may differ, which Prometheus' text format leaves free.
+    expect(ours.split('\n').slice(0, 2)).toEqual([`# HELP ${NAME} ${HELP}`, `# TYPE ${NAME} histogram`]);
+    expect(await lines(metrics.registry)).toEqual(await lines(registry));
+  });
+
+  it('sums as prom-client sums a histogram across cluster workers', async () => {
+    const workers = [new ServiceMetrics(), new ServiceMetrics()];
+    const { registry, histogram } = reference();
+    observations.forEach(([route, method, status, seconds], i) => {
+      workers[i % 2]!.request(route, method, status, seconds);
+      histogram.observe({ route, method, status }, seconds);
+    });
+    const summed = AggregatorRegistry.aggregate(
+      await Promise.all(workers.map((worker) => worker.registry.getMetricsAsJSON())),
+    );
+    const one = AggregatorRegistry.aggregate([await registry.getMetricsAsJSON()]);
+    expect(await lines(summed)).toEqual(await lines(one));
   });
 });
 

@@ -5,6 +5,32 @@
 export function gcd(a: bigint, b: bigint): bigint {
   let x = a < 0n ? -a : a;
   let y = b < 0n ? -b : b;
+  if (x < y) [x, y] = [y, x];
+  // Lehmer's algorithm (Knuth, TAOCP 2, 4.5.2, Algorithm L): while the numbers are large, run
+  // Euclid on their leading 50 bits with cofactors kept in doubles (every value below 2^52, so
+  // exact), and apply the cofactors to the whole numbers once; a remainder step when the leading
+  // bits cannot decide a quotient. Many BigInt divisions become a few multiplications.
+  while (y > LEHMER_SMALL) {
+    const shift = BigInt(Math.max(0, bitLength(x) - 50));
+    let xh = Number(x >> shift);
+    let yh = Number(y >> shift);
+    let A = 1;
+    let B = 0;
+    let C = 0;
+    let D = 1;
+    while (yh + C !== 0 && yh + D !== 0) {
+      const q = Math.floor((xh + A) / (yh + C));
+      if (q !== Math.floor((xh + B) / (yh + D))) break;
+      [A, C] = [C, A - q * C];
+      [B, D] = [D, B - q * D];
+      [xh, yh] = [yh, xh - q * yh];
+    }
+    if (B === 0) {
+      [x, y] = [y, x % y];
+    } else {
+      [x, y] = [BigInt(A) * x + BigInt(B) * y, BigInt(C) * x + BigInt(D) * y];
+    }
+  }
   while (y !== 0n) {
     const r = x % y;
     x = y;
@@ -12,6 +38,9 @@ export function gcd(a: bigint, b: bigint): bigint {
   }
   return x;
 }
+
+/** Below this, Euclid's remainders are single BigInt digits: Lehmer's steps stop paying. */
+const LEHMER_SMALL = 1n << 64n;
 
 /** `n/d` in lowest terms with a positive denominator, always written as a fraction (`7/1`). */
 export function fraction(numerator: bigint, denominator: bigint): string {

@@ -247,17 +247,26 @@ export function keepMoments(die: DieCounts, n: number, k: number, highest: boole
       runs.push({ low: value, length: 1, weight });
     }
   }
-  const tables = new Map<number, RunTable>();
-  const tableOf = (length: number): RunTable => {
-    let table = tables.get(length);
-    if (table === undefined) {
-      table = runTable(length, n, k, highest);
-      tables.set(length, table);
-    }
-    return table;
-  };
-  return walkRuns(runs, die.denominator, n, k, tableOf);
+  return walkRuns(runs, die.denominator, n, k, (length) => knownRunTable(length, n, k, highest));
 }
+
+/**
+ * runTable, kept for the next request: it depends only on a die's sides and the pool, and costs
+ * a few walks of its own. At most RUN_TABLES_KEPT of them (then forgotten and made anew).
+ */
+function knownRunTable(length: number, n: number, k: number, highest: boolean): RunTable {
+  const key = `${length} ${n} ${k} ${highest}`;
+  let table = runTables.get(key);
+  if (table === undefined) {
+    table = runTable(length, n, k, highest);
+    if (runTables.size >= RUN_TABLES_KEPT) runTables.clear();
+    runTables.set(key, table);
+  }
+  return table;
+}
+
+const RUN_TABLES_KEPT = 256;
+const runTables = new Map<string, RunTable>();
 
 /** Consecutive values low..low+length-1 of one weight each. */
 interface Run {

@@ -170,7 +170,8 @@ const simpleKeep = (g: GroupModel): boolean =>
 /**
  * Estimated word operations of termWholeSummary (0 for a sum, whose moments are in closed form):
  * per value of the whole die, per state and per number of dice on it, a few products of numbers
- * of the size of the rolls' weights.
+ * of the size of the rolls' weights. An upper bound: the walk takes each run of equal-weight
+ * values in one step (src/stats/keep.ts keepMoments).
  */
 export function termSummaryCost(plan: GroupPlan): number {
   const g = modelGroup(plan);

@@ -179,6 +179,13 @@ describe('gcd, fractions and bit lengths', () => {
       [(1n << 64n) + 1n, 1n << 64n],
       [3n ** 500n, 3n ** 499n * 2n],
     );
+    // Remainders that fall more than 1000 bits at once, mid-way through the steps.
+    pairs.push(
+      [(2n ** 3000n + 12345n) * 7n ** 40n, (2n ** 1500n + 1n) * 7n ** 40n],
+      [2n ** 2500n * 3n + 2n ** 70n, 2n ** 2500n],
+    );
+    for (let i = 0; i < 30; i++)
+      pairs.push([random(1500) * random(2500) + random(200), random(1500) * random(1200)]);
     for (const [a, b] of pairs) expect(gcd(a, b)).toBe(euclid(a, b));
   });
   it('bit lengths', () => {

@@ -1065,6 +1065,20 @@ export function lowest(n: bigint, d: bigint): [bigint, bigint] {
   return g > 1n ? [n / g, d / g] : [n, d];
 }
 
+/**
+ * aN/aD + bN/bD in lowest terms, for two fractions in lowest terms with positive denominators
+ * (Knuth, TAOCP 2, 4.5.1): only the gcd of the denominators and of the sum with that gcd, small
+ * when one denominator is 1 or they share little, instead of the gcd of the whole result.
+ */
+export function addLowest(aN: bigint, aD: bigint, bN: bigint, bD: bigint): [bigint, bigint] {
+  const g = gcd(aD, bD);
+  const t = aN * (bD / g) + bN * (aD / g);
+  if (t === 0n) return [0n, 1n];
+  if (g === 1n) return [t, aD * bD];
+  const g2 = gcd(t, g);
+  return [t / g2, (aD / g) * (bD / g2)];
+}
+
 /** The greatest value of one die's whole chain. */
 function die1Max(die: DieSpec): number {
   if (die.explode === 0) return die.sides;

@@ -32,12 +32,12 @@ import {
 } from './expression.js';
 import {
   addDistributions,
+  addLowest,
   autoDepth,
   checkTerm,
   estimateCost,
   formatCost,
   listedSupport,
-  lowest,
   poolDistribution,
   type TermDistribution,
   termBounds,
@@ -631,8 +631,8 @@ function sumMoments(groups: readonly GroupPlan[], modifier: number): Moments & {
   for (const plan of groups) {
     // Sums (a summary), or terms whose whole moments are known (wholeMoments checks).
     const t = termWholeSummary(plan);
-    [meanN, meanD] = lowest(meanN * t.meanD + t.meanN * meanD, meanD * t.meanD);
-    [varN, varD] = lowest(varN * t.varD + t.varN * varD, varD * t.varD);
+    [meanN, meanD] = addLowest(meanN, meanD, t.meanN, t.meanD);
+    [varN, varD] = addLowest(varN, varD, t.varN, t.varD);
     min += t.min;
     max += t.max;
   }

@@ -5,6 +5,36 @@
 export function gcd(a: bigint, b: bigint): bigint {
   let x = a < 0n ? -a : a;
   let y = b < 0n ? -b : b;
+  if (x < y) [x, y] = [y, x];
+  // One remainder first: often decisive (one divides the other), and the rest starts balanced.
+  if (y > LEHMER_SMALL) [x, y] = [y, x % y];
+  let bits = x > LEHMER_SMALL ? bitLength(x) : 0;
+  // Lehmer's algorithm (Knuth, TAOCP 2, 4.5.2, Algorithm L): while the numbers are large, run
+  // Euclid on their leading 50 bits with cofactors kept in doubles (every value below 2^52, so
+  // exact), and apply the cofactors to the whole numbers once; a remainder step when the leading
+  // bits cannot decide a quotient. Many BigInt divisions become a few multiplications.
+  while (y > LEHMER_SMALL) {
+    bits = bitsAtMost(x, bits);
+    const shift = BigInt(Math.max(0, bits - 50));
+    let xh = Number(x >> shift);
+    let yh = Number(y >> shift);
+    let A = 1;
+    let B = 0;
+    let C = 0;
+    let D = 1;
+    while (yh + C !== 0 && yh + D !== 0) {
+      const q = Math.floor((xh + A) / (yh + C));
+      if (q !== Math.floor((xh + B) / (yh + D))) break;
+      [A, C] = [C, A - q * C];
+      [B, D] = [D, B - q * D];
+      [xh, yh] = [yh, xh - q * yh];
+    }
+    if (B === 0) {
+      [x, y] = [y, x % y];
+    } else {
+      [x, y] = [BigInt(A) * x + BigInt(B) * y, BigInt(C) * x + BigInt(D) * y];
+    }
+  }
   while (y !== 0n) {
     const r = x % y;
     x = y;
@@ -12,6 +42,21 @@ export function gcd(a: bigint, b: bigint): bigint {
   }
   return x;
 }
+
+/**
+ * The bit length b of a positive x of at most `bound` bits, or b + 1: from the double of its bits
+ * from bound - 1000 up (at least 2^(b-1) and at most 2^b), without a string.
+ */
+function bitsAtMost(x: bigint, bound: number): number {
+  const drop = Math.max(0, bound - 1000);
+  const leading = Number(drop === 0 ? x : x >> BigInt(drop));
+  // x far below the bound (a remainder step can take more than 1000 bits off): count them.
+  if (leading === 0) return bitLength(x);
+  return Math.floor(Math.log2(leading)) + 1 + drop;
+}
+
+/** Below this, Euclid's remainders are single BigInt digits: Lehmer's steps stop paying. */
+const LEHMER_SMALL = 1n << 64n;
 
 /** `n/d` in lowest terms with a positive denominator, always written as a fraction (`7/1`). */
 export function fraction(numerator: bigint, denominator: bigint): string {

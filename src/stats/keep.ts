@@ -219,19 +219,115 @@ export interface KeptMoments {
  * down, whose state is the number of dice placed so far (fewer than k) and carries the three
  * power sums of the kept sum instead of its polynomial. Once k dice are placed the rest only
  * need to be lower, weighed in one power. For a whole die (no tail): the chains to the cap.
+ *
+ * The walk steps over runs of consecutive values of one weight at once (an exploding die's
+ * level: its plain faces), so its length is the number of runs, not of values: j dice in a run
+ * of m values add c times the run's least value plus the sum of the c best of j dice over
+ * 0..m-1, whose power sums (runTable) depend only on m, j and c.
  */
 export function keepMoments(die: DieCounts, n: number, k: number, highest: boolean): KeptMoments {
   if (die.tail !== 0n) throw new RangeError('keepMoments: the die must be whole (no tail).');
+  const runs: Run[] = [];
   const size = die.counts.length;
+  for (let step = 0; step < size; step++) {
+    const i = highest ? size - 1 - step : step;
+    const weight = die.counts[i]!;
+    if (weight === 0n) continue;
+    const last = runs[runs.length - 1];
+    const value = die.min + i;
+    // A run grows by the next value in walk order when it has the same weight.
+    if (
+      last !== undefined &&
+      last.weight === weight &&
+      value === (highest ? last.low - 1 : last.low + last.length)
+    ) {
+      last.length++;
+      if (highest) last.low = value;
+    } else {
+      runs.push({ low: value, length: 1, weight });
+    }
+  }
+  return walkRuns(runs, die.denominator, n, k, (length) => knownRunTable(length, n, k, highest));
+}
+
+/**
+ * runTable, kept for the next request: it depends only on a die's sides and the pool, and costs
+ * a few walks of its own. At most RUN_TABLES_KEPT of them (then forgotten and made anew).
+ */
+function knownRunTable(length: number, n: number, k: number, highest: boolean): RunTable {
+  const key = `${length} ${n} ${k} ${highest}`;
+  let table = runTables.get(key);
+  if (table === undefined) {
+    table = runTable(length, n, k, highest);
+    if (runTables.size >= RUN_TABLES_KEPT) runTables.clear();
+    runTables.set(key, table);
+  }
+  return table;
+}
+
+const RUN_TABLES_KEPT = 256;
+const runTables = new Map<string, RunTable>();
+
+/** Consecutive values low..low+length-1 of one weight each. */
+interface Run {
+  low: number;
+  length: number;
+  weight: bigint;
+}
+
+/**
+ * table[j][c] = [t0, t1, t2]: the power sums of the sum of the c best of j dice each showing
+ * 0..length-1 with weight 1 (c <= j <= n, c <= k); t0 = length^j.
+ */
+type RunTable = Array<Array<readonly [bigint, bigint, bigint]>>;
+
+function runTable(length: number, n: number, k: number, highest: boolean): RunTable {
+  const m = BigInt(length);
+  const table: RunTable = [[]];
+  // The power sums of one die over 0..m-1.
+  const one1 = (m * (m - 1n)) / 2n;
+  const one2 = ((m - 1n) * m * (2n * m - 1n)) / 6n;
+  const faces: Run[] = [];
+  for (let v = 0; v < length; v++) faces.push({ low: v, length: 1, weight: 1n });
+  if (highest) faces.reverse();
+  for (let j = 1; j <= n; j++) {
+    const row: Array<readonly [bigint, bigint, bigint]> = [[m ** BigInt(j), 0n, 0n]];
+    for (let c = 1; c <= Math.min(j, k); c++) {
+      if (length === 1) {
+        row.push([1n, 0n, 0n]);
+      } else if (c === j) {
+        // Every die kept: the sum of j independent dice.
+        const J = BigInt(j);
+        const t2 =
+          J * one2 * m ** BigInt(j - 1) + (j >= 2 ? J * (J - 1n) * one1 * one1 * m ** BigInt(j - 2) : 0n);
+        row.push([m ** J, J * one1 * m ** BigInt(j - 1), t2]);
+      } else {
+        const r = walkRuns(faces, m, j, c, (one) => runTable(one, j, c, highest));
+        row.push([r.s0, r.s1, r.s2]);
+      }
+    }
+    table.push(row);
+  }
+  return table;
+}
+
+/** keepMoments' walk over `runs` in walk order (best first), with each run length's table. */
+function walkRuns(
+  runs: readonly Run[],
+  denominator: bigint,
+  n: number,
+  k: number,
+  tableOf: (length: number) => RunTable,
+): KeptMoments {
   const binomial = Array.from({ length: n + 1 }, (_, e) => binomialRow(e));
-  // The weight of the values after the current one in walk order.
-  let rest = die.denominator;
+  // The weight of the values after the current run in walk order.
+  let rest = denominator;
   // [s0, s1, s2][e]: the power sums of the rolls with e dice placed so far (e < k).
   const s0 = new Array<bigint>(k).fill(0n);
   const s1 = new Array<bigint>(k).fill(0n);
   const s2 = new Array<bigint>(k).fill(0n);
   s0[0] = 1n;
-  // The same for the rolls that placed their k-th die on the current value, by dice placed - k.
+  // The same for the rolls that placed their k-th die in the current run, by dice placed - k.
   const d0 = new Array<bigint>(n - k + 1);
   const d1 = new Array<bigint>(n - k + 1);
   const d2 = new Array<bigint>(n - k + 1);
@@ -240,17 +336,16 @@ export function keepMoments(die: DieCounts, n: number, k: number, highest: boole
   let r2 = 0n;
   const weights = new Array<bigint>(n + 1);
   weights[0] = 1n;
-  for (let step = 0; step < size; step++) {
-    const i = highest ? size - 1 - step : step;
-    const w = die.counts[i]!;
-    rest -= w;
-    if (w === 0n) continue;
-    const v = BigInt(die.min + i);
+  for (const run of runs) {
+    const w = run.weight;
+    rest -= w * BigInt(run.length);
+    const low = BigInt(run.low);
+    const table = tableOf(run.length);
     for (let j = 1; j <= n; j++) weights[j] = weights[j - 1]! * w;
     d0.fill(0n);
     d1.fill(0n);
     d2.fill(0n);
-    // Descending e: a state is read before this value's transitions into it are added.
+    // Descending e: a state is read before this run's transitions into it are added.
     for (let e = k - 1; e >= 0; e--) {
       const h0 = s0[e]!;
       if (h0 === 0n) continue;
@@ -258,12 +353,16 @@ export function keepMoments(die: DieCounts, n: number, k: number, highest: boole
       const h2 = s2[e]!;
       const row = binomial[n - e]!;
       for (let j = 1; j <= n - e; j++) {
-        const added = v * BigInt(Math.min(j, k - e));
+        const c = Math.min(j, k - e);
+        const [t0, t1, t2] = table[j]![c]!;
+        // The kept part added: c * low + X, X of power sums t; (total + added)^p expanded.
+        const shift = low * BigInt(c);
+        const u1 = shift * t0 + t1;
+        const u2 = shift * (shift * t0 + 2n * t1) + t2;
         const ways = row[j]! * weights[j]!;
-        // (total + added)^p expanded: s1 + added s0, s2 + added (2 s1 + added s0).
-        const a0 = h0 * ways;
-        const a1 = (h1 + added * h0) * ways;
-        const a2 = (h2 + added * (2n * h1 + added * h0)) * ways;
+        const a0 = h0 * t0 * ways;
+        const a1 = (h1 * t0 + h0 * u1) * ways;
+        const a2 = (h2 * t0 + 2n * h1 * u1 + h0 * u2) * ways;
         const e2 = e + j;
         if (e2 >= k) {
           d0[e2 - k] = d0[e2 - k]! + a0;
@@ -276,7 +375,7 @@ export function keepMoments(die: DieCounts, n: number, k: number, highest: boole
         }
       }
     }
-    // The other n - e2 dice fall below: any of the values after this one.
+    // The other n - e2 dice fall below: any of the values after this run.
     let below = 1n;
     for (let e2 = n; e2 >= k; e2--) {
       if (d0[e2 - k] !== 0n) {

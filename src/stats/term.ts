@@ -170,7 +170,8 @@ const simpleKeep = (g: GroupModel): boolean =>
 /**
  * Estimated word operations of termWholeSummary (0 for a sum, whose moments are in closed form):
  * per value of the whole die, per state and per number of dice on it, a few products of numbers
- * of the size of the rolls' weights.
+ * of the size of the rolls' weights. An upper bound: the walk takes each run of equal-weight
+ * values in one step (src/stats/keep.ts keepMoments).
  */
 export function termSummaryCost(plan: GroupPlan): number {
   const g = modelGroup(plan);
@@ -1062,6 +1063,20 @@ function dieMoments(die: DieSpec): Moments {
 export function lowest(n: bigint, d: bigint): [bigint, bigint] {
   const g = gcd(n, d);
   return g > 1n ? [n / g, d / g] : [n, d];
+}
+
+/**
+ * aN/aD + bN/bD in lowest terms, for two fractions in lowest terms with positive denominators
+ * (Knuth, TAOCP 2, 4.5.1): only the gcd of the denominators and of the sum with that gcd, small
+ * when one denominator is 1 or they share little, instead of the gcd of the whole result.
+ */
+export function addLowest(aN: bigint, aD: bigint, bN: bigint, bD: bigint): [bigint, bigint] {
+  const g = gcd(aD, bD);
+  const t = aN * (bD / g) + bN * (aD / g);
+  if (t === 0n) return [0n, 1n];
+  if (g === 1n) return [t, aD * bD];
+  const g2 = gcd(t, g);
+  return [t / g2, (aD / g) * (bD / g2)];
 }
 
 /** The greatest value of one die's whole chain. */

@@ -138,6 +138,56 @@ describe('gcd, fractions and bit lengths', () => {
     expect(gcd(0n, -7n)).toBe(7n);
     expect(gcd(17n, 5n)).toBe(1n);
   });
+  it("gcd of large numbers (Lehmer's steps) equals Euclid's remainders, on random and structured pairs", () => {
+    const euclid = (a: bigint, b: bigint): bigint => {
+      let x = a < 0n ? -a : a;
+      let y = b < 0n ? -b : b;
+      while (y !== 0n) [x, y] = [y, x % y];
+      return x;
+    };
+    // A deterministic generator: the test is the same on every run.
+    let seed = 12345;
+    const word = (): bigint => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return BigInt(seed);
+    };
+    const random = (bits: number): bigint => {
+      let x = 0n;
+      for (let b = 0; b < bits; b += 31) x = (x << 31n) | word();
+      return x >> BigInt(Math.max(0, Math.ceil(bits / 31) * 31 - bits));
+    };
+    const pairs: Array<[bigint, bigint]> = [];
+    for (const bits of [40, 64, 65, 100, 200, 700, 2000]) {
+      for (let i = 0; i < 40; i++) {
+        const common = random(1 + (i % 5) * 30) + 1n;
+        pairs.push([random(bits) * common, random(bits - (i % 7) * 5 + 1) * common]);
+        pairs.push([random(bits), random(10 + (i % 3))]);
+      }
+    }
+    // Consecutive Fibonacci numbers (every quotient 1), powers of ten, equal and zero operands.
+    let [f, g] = [1n, 1n];
+    for (let i = 0; i < 1500; i++) [f, g] = [g, f + g];
+    pairs.push(
+      [g, f],
+      [f, g],
+      [10n ** 155n, 10n ** 124n * 3n ** 40n],
+      [2n ** 900n, 2n ** 900n],
+      [7n ** 300n, 0n],
+    );
+    pairs.push(
+      [-(10n ** 90n) * 6n, 10n ** 80n * 15n],
+      [(1n << 64n) + 1n, 1n << 64n],
+      [3n ** 500n, 3n ** 499n * 2n],
+    );
+    // Remainders that fall more than 1000 bits at once, mid-way through the steps.
+    pairs.push(
+      [(2n ** 3000n + 12345n) * 7n ** 40n, (2n ** 1500n + 1n) * 7n ** 40n],
+      [2n ** 2500n * 3n + 2n ** 70n, 2n ** 2500n],
+    );
+    for (let i = 0; i < 30; i++)
+      pairs.push([random(1500) * random(2500) + random(200), random(1500) * random(1200)]);
+    for (const [a, b] of pairs) expect(gcd(a, b)).toBe(euclid(a, b));
+  });
   it('bit lengths', () => {
     expect([0n, 1n, 2n, 255n, 256n, 2n ** 1000n].map(bitLength)).toEqual([0, 1, 2, 8, 9, 1001]);
   });

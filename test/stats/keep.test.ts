@@ -114,27 +114,61 @@ describe('the moments of a keep, walked without the distribution', () => {
     for (let n = 2; n <= 4; n++) {
       for (let k = 1; k < n; k++) {
         for (const highest of [true, false]) {
-          let s0 = 0n;
-          let s1 = 0n;
-          let s2 = 0n;
-          const size = die.counts.length;
-          for (let code = 0; code < size ** n; code++) {
-            const faces: number[] = [];
-            let weight = 1n;
-            for (let i = 0, c = code; i < n; i++, c = Math.floor(c / size)) {
-              faces.push(c % size);
-              weight *= die.counts[c % size]!;
-            }
-            faces.sort((a, b) => (highest ? b - a : a - b));
-            const kept = BigInt(faces.slice(0, k).reduce((sum, i) => sum + die.min + i, 0));
-            s0 += weight;
-            s1 += weight * kept;
-            s2 += weight * kept * kept;
-          }
-          expect(keepMoments(die, n, k, highest)).toEqual({ s0, s1, s2 });
+          expect(keepMoments(die, n, k, highest)).toEqual(enumeratedMoments(die, n, k, highest));
         }
       }
     }
+  });
+
+  it('walks runs of equal weights at once: equals every roll of a die with runs', () => {
+    // Runs of 3 and 4 equal weights, a single value, a gap: each run's table against the rolls.
+    const die = { min: -1, counts: [2n, 2n, 2n, 0n, 1n, 3n, 3n, 3n, 3n], tail: 0n, denominator: 19n };
+    for (let n = 2; n <= 5; n++) {
+      for (let k = 1; k < n; k++) {
+        for (const highest of [true, false]) {
+          expect(keepMoments(die, n, k, highest)).toEqual(enumeratedMoments(die, n, k, highest));
+        }
+      }
+    }
+  });
+
+  it('equals the moments of the whole kept distribution for exploding, penetrating and rerolled dice', () => {
+    let compared = 0;
+    for (const sides of [2, 3, 6, 10]) {
+      for (const explode of [1, 2] as const) {
+        for (const reroll of [false, true]) {
+          const spec = {
+            sides,
+            explode,
+            rerollLimit: reroll ? 1 : 0,
+            rerollLow: 1,
+            rerollHigh: reroll ? 1 : 0,
+          };
+          // The runs of a few explosion levels, made whole by leaving the tail out of the die.
+          const listed = dieCounts(spec, 4);
+          const die = { ...listed, tail: 0n, denominator: listed.denominator - listed.tail };
+          for (let n = 2; n <= 4; n++) {
+            for (let k = 1; k < n; k++) {
+              for (const highest of [true, false]) {
+                const kept = keepDistribution(die, n, k, highest, false);
+                let s0 = 0n;
+                let s1 = 0n;
+                let s2 = 0n;
+                kept.counts.forEach((count, i) => {
+                  const v = BigInt(kept.min + i);
+                  s0 += count;
+                  s1 += count * v;
+                  s2 += count * v * v;
+                });
+                expect(keepMoments(die, n, k, highest)).toEqual({ s0, s1, s2 });
+                compared++;
+              }
+            }
+          }
+        }
+      }
+    }
+    expect(compared).toBe(4 * 2 * 2 * 6 * 2);
   });
 
   it('refuses a die with a tail (its moments would be the listing only)', () => {
@@ -143,3 +177,30 @@ describe('the moments of a keep, walked without the distribution', () => {
     );
   });
 });
+
+/** The power sums of the kept sum by enumerating every roll of n dice. */
+function enumeratedMoments(
+  die: { min: number; counts: bigint[] },
+  n: number,
+  k: number,
+  highest: boolean,
+): { s0: bigint; s1: bigint; s2: bigint } {
+  let s0 = 0n;
+  let s1 = 0n;
+  let s2 = 0n;
+  const size = die.counts.length;
+  for (let code = 0; code < size ** n; code++) {
+    const faces: number[] = [];
+    let weight = 1n;
+    for (let i = 0, c = code; i < n; i++, c = Math.floor(c / size)) {
+      faces.push(c % size);
+      weight *= die.counts[c % size]!;
+    }
+    faces.sort((a, b) => (highest ? b - a : a - b));
+    const kept = BigInt(faces.slice(0, k).reduce((sum, i) => sum + die.min + i, 0));
+    s0 += weight;
+    s1 += weight * kept;
+    s2 += weight * kept * kept;
+  }
+  return { s0, s1, s2 };
+}

@@ -227,6 +227,10 @@ describe("the roll's own moments, whatever the depth listed", () => {
     ['3d6r1!kh2', 2],
     ['3d4!kl1', 0],
     ['5d4!dl2', 1],
+    ['4d6!pkh2', 1],
+    ['3d8!kl2', 1],
+    ['2d6!+4d4!kh2-3', 1],
+    ['3d4r1!kh2', 0],
   ])(
     '%s at depth %i keeps the moments of its whole listing at the cap (the keep walked for moments only)',
     (formula, depth) => {

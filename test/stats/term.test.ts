@@ -10,6 +10,7 @@ import { type GroupPlan, prepareRoll } from '../../src/formula/index.js';
 import { distribution } from '../../src/stats/distribution.js';
 import {
   addDistributions,
+  addLowest,
   autoDepth,
   checkTerm,
   estimateCost,
@@ -91,6 +92,31 @@ describe('one term', () => {
       true,
       false,
     ]);
+  });
+
+  it('addLowest: the sum of two fractions in lowest terms equals the sum reduced by its whole gcd', () => {
+    let seed = 7;
+    const next = (): bigint => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return BigInt(seed);
+    };
+    const fractions: Array<[bigint, bigint]> = [
+      [0n, 1n],
+      [5n, 1n],
+      [-7n, 3n],
+      [7n, 3n],
+      [21n, 2n],
+      [10n ** 40n + 1n, 2n ** 60n * 5n ** 30n],
+    ];
+    for (let i = 0; i < 60; i++) {
+      const shared = [1n, 2n ** 40n, 10n ** 20n, 6n][i % 4]!;
+      fractions.push(lowest((next() - 2n ** 30n) * next() * next(), shared * (next() + 1n)));
+    }
+    for (const [aN, aD] of fractions) {
+      for (const [bN, bD] of fractions.slice(0, 20)) {
+        expect(addLowest(aN, aD, bN, bD)).toEqual(lowest(aN * bD + bN * aD, aD * bD));
+      }
+    }
   });
 
   it('termSummary: exact mean and variance without listing', () => {

@@ -2,7 +2,6 @@
 // use, or at start by the server), the limits, and the per-address places of live event streams.
 // The API operations and the SSE route call this; nothing here knows HTTP (docs/trust.md).
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { canonicalJson } from '@fairdice/client/verify';
 import type { Config } from '../config.js';
 import { LIMITS } from '../limits.js';
 import type { RollResponse } from '../roll/types.js';
@@ -19,7 +18,7 @@ import {
 } from '../store/store.js';
 import { loadSigningKeys, type SigningKeys } from './keys.js';
 import type { Receipt, RevealEntry, SealedEntry, SignedRequest, TableEntry, TableHead } from './receipt.js';
-import { signEntry, signHead, signReceipt } from './sign.js';
+import { sealCommitment, signEntry, signHead, signReceipt } from './sign.js';
 
 export interface TrustLog {
   warn(details: Record<string, unknown>, message: string): void;
@@ -202,7 +201,7 @@ export class Trust {
         receipt = signReceipt(this.keys, { request: asked, roll, table, seq, prev }, now);
         return signEntry(
           this.keys,
-          { table, seq, prev, request: shown, commitment: commitmentSync(receipt, salt) },
+          { table, seq, prev, request: shown, commitment: sealCommitment(receipt, salt) },
           now,
         );
       },
@@ -284,14 +283,6 @@ export class Trust {
 export const TABLE_ROLLS_PER_PAGE = LIMITS.tableRollsPerPage;
 
 const sha256Hex = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
-
-/** commitmentOf of @fairdice/client/verify, synchronously: SHA-256 of the canonical receipt's UTF-8 bytes, then the salt's 32 bytes. */
-function commitmentSync(receipt: Receipt, salt: string): string {
-  return createHash('sha256')
-    .update(canonicalJson(receipt), 'utf8')
-    .update(Buffer.from(salt, 'hex'))
-    .digest('hex');
-}
 
 /** What the store keeps of a sealed roll for its reveal: never the token, only its hash. */
 interface KeptSecret {

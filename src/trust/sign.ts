@@ -1,6 +1,6 @@
 // Signing receipts and table heads (node:crypto, server only): the id, the time and the key id are added, then
 // the Ed25519 signature over the RFC 8785 canonical JSON of all of it (docs/trust.md).
-import { sign } from 'node:crypto';
+import { createHash, sign } from 'node:crypto';
 import type { TableHead } from '@fairdice/client/types';
 import { canonicalJson } from '@fairdice/client/verify';
 import type { SigningKeys } from './keys.js';
@@ -40,4 +40,16 @@ export interface HeadContent {
 export function signHead(keys: SigningKeys, content: HeadContent, now: number = Date.now()): TableHead {
   const body = { ...content, time: new Date(now).toISOString(), kid: keys.kid };
   return { ...body, signature: signatureOf(keys, body) };
+}
+
+/**
+ * The commitment of a sealed roll (docs/trust.md#sealed-rolls): SHA-256 of the receipt's canonical
+ * JSON (UTF-8), then the salt's 32 bytes. The client's `commitmentOf` computes the same with
+ * WebCrypto, asynchronously; this one is synchronous, for the store's atomic append.
+ */
+export function sealCommitment(receipt: Receipt, salt: string): string {
+  return createHash('sha256')
+    .update(canonicalJson(receipt), 'utf8')
+    .update(Buffer.from(salt, 'hex'))
+    .digest('hex');
 }

@@ -6,16 +6,14 @@
 // in the page with the client's verifyEntry and verifyReveal. The entries are signed here with
 // the server's own key and appended to its store, so that a reveal whose salt does not open the
 // commitment can be shown failing.
-import { createHash } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TableRollResponse } from '@fairdice/client/types';
-import { canonicalJson } from '@fairdice/client/verify';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import type { Receipt, SignedRequest } from '../../src/trust/receipt.js';
-import { signEntry, signReceipt } from '../../src/trust/sign.js';
+import { sealCommitment, signEntry, signReceipt } from '../../src/trust/sign.js';
 import { seriousViolations } from '../support/axe.js';
 import { chromiumFor } from '../support/chromium.js';
 import { tablePages } from '../support/page-table.js';
@@ -26,13 +24,6 @@ const runs = chromiumFor('the page sealed rolls browser test');
 describe.skipIf(!runs)('sealed rolls and their reveals in the page', () => {
   const pages = tablePages('page-sealed');
   const { openPage, consoleErrors } = pages;
-
-  /** SHA-256 of the receipt's canonical JSON followed by the salt's bytes (docs/trust.md#sealed-rolls). */
-  const commitmentOf = (receipt: Receipt, salt: string) =>
-    createHash('sha256')
-      .update(Buffer.from(canonicalJson(receipt), 'utf8'))
-      .update(Buffer.from(salt, 'hex'))
-      .digest('hex');
 
   /** Rolls `request` for real, then appends it to `table` sealed; the receipt it committed to. */
   async function appendSealed(table: string, request: SignedRequest, salt: string): Promise<Receipt> {
@@ -60,7 +51,7 @@ describe.skipIf(!runs)('sealed rolls and their reveals in the page', () => {
           seq,
           prev,
           request: shown,
-          commitment: commitmentOf(receipt, salt),
+          commitment: sealCommitment(receipt, salt),
         }) as unknown as Receipt;
       },
       Date.now(),
@@ -126,7 +117,7 @@ describe.skipIf(!runs)('sealed rolls and their reveals in the page', () => {
       expect(await item.locator('.note').count()).toBe(0);
       expect(await item.locator('.badge.sealed').textContent()).toBe('sealed');
       expect(await item.locator('.commitment code').getAttribute('title')).toBe(
-        commitmentOf(sealedRoll, salt),
+        sealCommitment(sealedRoll, salt),
       );
       expect(await item.textContent()).not.toContain('the hidden trap');
       // No token in this browser: nothing to reveal with.

@@ -1,10 +1,9 @@
 // Both stores against the same expectations, for real: an SQLite file in a temporary directory
 // and a redis-server child process.
-import { createHash } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { canonicalJson, verifyChain, verifyReceipt } from '@fairdice/client/verify';
+import { verifyChain, verifyReceipt } from '@fairdice/client/verify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GENESIS_PREV } from '../../src/store/chain.js';
 import { RedisStore } from '../../src/store/redis.js';
@@ -21,7 +20,7 @@ import {
 } from '../../src/store/store.js';
 import { loadSigningKeys, type SigningKeys } from '../../src/trust/keys.js';
 import type { Receipt, RevealEntry, SealedEntry, TableEntry } from '../../src/trust/receipt.js';
-import { signEntry, signReceipt } from '../../src/trust/sign.js';
+import { sealCommitment, signEntry, signReceipt } from '../../src/trust/sign.js';
 import { describeWithRedis, type RedisServer, startRedis } from '../support/redis.js';
 import { until } from '../support/wait.js';
 
@@ -60,10 +59,7 @@ function sealedEntry(tableId: string) {
     const request = { formula: '1d20', sealed: true as const };
     const receipt = signReceipt(keys, { request, roll, table: tableId, seq, prev });
     hidden.receipt = receipt;
-    const commitment = createHash('sha256')
-      .update(canonicalJson(receipt), 'utf8')
-      .update(Buffer.from(SALT, 'hex'))
-      .digest('hex');
+    const commitment = sealCommitment(receipt, SALT);
     return signEntry(keys, { table: tableId, seq, prev, request, commitment });
   };
   return { build, hidden };

@@ -2,14 +2,12 @@
 // test chooses, and sealed rolls with their reveals written through the real store and signed
 // with the service's own key, as the service writes them (packages/client/src/verify.ts checks
 // them).
-import { createHash } from 'node:crypto';
 import type { Roll, SignedRequest } from '@fairdice/client/types';
-import { canonicalJson } from '@fairdice/client/verify';
 import type { FastifyInstance } from 'fastify';
 import type { RandomSource } from '../../src/index.js';
 import type { Receipt } from '../../src/trust/receipt.js';
 import type { Trust } from '../../src/trust/service.js';
-import { signReceipt } from '../../src/trust/sign.js';
+import { sealCommitment, signReceipt } from '../../src/trust/sign.js';
 
 /** A random source that throws the faces a test queues next (1 once they run out). */
 export function queuedSource(): RandomSource & { queue: number[] } {
@@ -62,10 +60,7 @@ export async function appendSealed(
     table,
     (seq, prev) => {
       receipt = signReceipt(trust.keys, { request: asked, roll, table, seq, prev }, now);
-      const commitment = createHash('sha256')
-        .update(canonicalJson(receipt))
-        .update(Buffer.from(SALT, 'hex'))
-        .digest('hex');
+      const commitment = sealCommitment(receipt, SALT);
       return signReceipt(trust.keys, { table, seq, prev, request: shown, commitment } as never, now);
     },
     now,

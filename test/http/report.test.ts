@@ -14,8 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIMITS } from '../../src/limits.js';
 import { roll } from '../../src/roll/roll.js';
 import type { Jwks } from '../../src/trust/receipt.js';
-import { expectError, makeApp } from '../support/app.js';
-import { describeWithRedis, type RedisServer, startRedis } from '../support/redis.js';
+import { expectError, makeApp, twoAppsOnOneRedis } from '../support/app.js';
+import { describeWithRedis } from '../support/redis.js';
 import { appendReveal, appendSealed, newTable, queuedSource, rollAt } from '../support/report-tables.js';
 import { scripted } from '../support/sources.js';
 
@@ -314,20 +314,16 @@ describe('the report survives a restart on SQLite', () => {
 });
 
 describeWithRedis('the report on two instances sharing Redis', (executable) => {
-  let redis: RedisServer;
+  const source = queuedSource();
+  const apps = twoAppsOnOneRedis(
+    executable,
+    { dataDir: mkdtempSync(join(tmpdir(), 'fairdice-report-')) },
+    { random: source },
+  );
   let a: FastifyInstance;
   let b: FastifyInstance;
-  const source = queuedSource();
-  beforeAll(async () => {
-    redis = await startRedis(executable);
-    const config = { redisUrl: redis.url, dataDir: mkdtempSync(join(tmpdir(), 'fairdice-report-')) };
-    a = await makeApp(config, { random: source });
-    b = await makeApp(config, { random: source });
-  });
-  afterAll(async () => {
-    await a?.close();
-    await b?.close();
-    await redis?.stop();
+  beforeAll(() => {
+    ({ a, b } = apps);
   });
 
   it('rates on one instance the rolls and reveals made on the other', async () => {

@@ -2,9 +2,10 @@
 // collector, a loopback listener, and the envelope check every error response must pass.
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { type Config, defaultConfig } from '../../src/config.js';
 import { type AppSeams, buildApp } from '../../src/http/app.js';
+import { type RedisServer, startRedis } from './redis.js';
 import { maxSource } from './sources.js';
 
 export interface LogLine {
@@ -38,6 +39,37 @@ export function makeApp(overrides: Partial<Config> = {}, seams: AppSeams = {}): 
     logStream: logCollector(),
     ...seams,
   });
+}
+
+/** Two instances of one service sharing one real redis-server; set before the suite's tests. */
+export interface TwoApps {
+  redis: RedisServer;
+  a: FastifyInstance;
+  b: FastifyInstance;
+}
+
+/**
+ * Starts a redis-server and two apps on it (with `overrides`, `seams`) before the suite, and
+ * closes them after: two instances behind one proxy, as docs/operations.md runs them.
+ */
+export function twoAppsOnOneRedis(
+  executable: string,
+  overrides: Partial<Config> = {},
+  seams: AppSeams = {},
+): TwoApps {
+  const apps = {} as TwoApps;
+  beforeAll(async () => {
+    apps.redis = await startRedis(executable);
+    const config = { ...overrides, redisUrl: apps.redis.url };
+    apps.a = await makeApp(config, seams);
+    apps.b = await makeApp(config, seams);
+  });
+  afterAll(async () => {
+    await apps.a?.close();
+    await apps.b?.close();
+    await apps.redis?.stop();
+  });
+  return apps;
 }
 
 /** Asserts the exact envelope, the status and the code, and that the message is safe for a page. */

@@ -8,12 +8,11 @@ import { verifyChain, verifyHead, verifyReceipt } from '@fairdice/client/verify'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Config } from '../../src/config.js';
 import { openDatabase, type SqliteStore } from '../../src/store/sqlite.js';
 import type { Jwks, Receipt, TableHead } from '../../src/trust/receipt.js';
-import { expectError, listen, makeApp } from '../support/app.js';
+import { expectError, listen, makeApp, twoAppsOnOneRedis } from '../support/app.js';
 import { openEvents } from '../support/events.js';
-import { describeWithRedis, type RedisServer, startRedis } from '../support/redis.js';
+import { describeWithRedis } from '../support/redis.js';
 
 const tempDir = () => mkdtempSync(join(tmpdir(), 'fairdice-idempotency-'));
 
@@ -321,19 +320,11 @@ describe('signed heads on the event stream', () => {
 });
 
 describeWithRedis('one roll per Idempotency-Key across two instances on one Redis', (executable) => {
-  let redis: RedisServer;
+  const apps = twoAppsOnOneRedis(executable, { dataDir: tempDir() });
   let a: FastifyInstance;
   let b: FastifyInstance;
-  beforeAll(async () => {
-    redis = await startRedis(executable);
-    const config: Partial<Config> = { redisUrl: redis.url, dataDir: tempDir() };
-    a = await makeApp(config);
-    b = await makeApp(config);
-  });
-  afterAll(async () => {
-    await a?.close();
-    await b?.close();
-    await redis?.stop();
+  beforeAll(() => {
+    ({ a, b } = apps);
   });
 
   it('answers a key given on one instance with its first answer on the other', async () => {
@@ -360,7 +351,7 @@ describeWithRedis('one roll per Idempotency-Key across two instances on one Redi
   });
 
   it('replays an answer kept as plain JSON text by the version before encryption', async () => {
-    const client = new Redis(redis.url);
+    const client = new Redis(apps.redis.url);
     try {
       const before = new Set(await client.keys('fairdice:idempotency:*'));
       const table = await createTable(a);

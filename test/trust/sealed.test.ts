@@ -18,9 +18,9 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config.js';
 import type { Jwks } from '../../src/trust/receipt.js';
-import { expectError, listen, makeApp } from '../support/app.js';
+import { expectError, listen, makeApp, twoAppsOnOneRedis } from '../support/app.js';
 import { openEvents } from '../support/events.js';
-import { describeWithRedis, type RedisServer, startRedis } from '../support/redis.js';
+import { describeWithRedis } from '../support/redis.js';
 
 const tempDir = () => mkdtempSync(join(tmpdir(), 'fairdice-sealed-'));
 
@@ -251,24 +251,16 @@ describe('sealed rolls (SQLite)', () => {
 });
 
 describeWithRedis('sealed rolls across two instances on one Redis', (executable) => {
-  let redis: RedisServer;
+  const apps = twoAppsOnOneRedis(executable, { dataDir: tempDir() });
   let a: FastifyInstance;
   let b: FastifyInstance;
   let jwks: Jwks;
   beforeAll(async () => {
-    redis = await startRedis(executable);
-    const config: Partial<Config> = { redisUrl: redis.url, dataDir: tempDir() };
-    a = await makeApp(config);
-    b = await makeApp(config);
+    ({ a, b } = apps);
     // Each instance signs with its own key here: the log verifies against both.
     const keysOf = async (app: FastifyInstance) =>
       ((await app.inject({ url: '/.well-known/jwks.json' })).json() as Jwks).keys;
     jwks = { keys: [...(await keysOf(a)), ...(await keysOf(b))] };
-  });
-  afterAll(async () => {
-    await a?.close();
-    await b?.close();
-    await redis?.stop();
   });
 
   it('seals on one instance, reveals on the other, once, under racing reveals on both', async () => {
@@ -296,9 +288,10 @@ describeWithRedis('sealed rolls across two instances on one Redis', (executable)
     const rolled = await sealedRoll(b, table);
     await a.close();
     await b.close();
-    const config: Partial<Config> = { redisUrl: redis.url, dataDir: tempDir() };
-    a = await makeApp(config);
-    b = await makeApp(config);
+    // The suite closes the instances it holds: the restarted ones.
+    const config: Partial<Config> = { redisUrl: apps.redis.url, dataDir: tempDir() };
+    a = apps.a = await makeApp(config);
+    b = apps.b = await makeApp(config);
     const answer = await reveal(a, table, 1, rolled.sealed.revealToken);
     expect(answer.statusCode, answer.body).toBe(200);
     expectError(await reveal(b, table, 1, rolled.sealed.revealToken), 409, 'already_revealed');

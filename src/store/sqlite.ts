@@ -135,8 +135,11 @@ export class SqliteStore implements Store {
     mkdirSync(dataDir, { recursive: true });
     this.file = join(dataDir, SQLITE_FILE_NAME);
     this.db = openDatabase(this.file);
+    // The busy timeout first: switching a new file to WAL takes a lock, and another process opening
+    // the same file at that moment (the verifier, a second instance started at once) would
+    // otherwise be told "database is locked" at once (node:sqlite's default timeout is 0).
     // NORMAL in WAL mode: durable across a crash of the process; only a power loss may drop the last commits.
-    this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
+    this.db.exec('PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
     this.db.exec(SCHEMA);
     this.events.setMaxListeners(0);
     // Prepared once, here: every statement lives as long as the connection.

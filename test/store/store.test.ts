@@ -1,13 +1,16 @@
 // Both stores against the same expectations, for real: an SQLite file in a temporary directory
 // and a redis-server child process.
+import { execFile } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { verifyChain, verifyReceipt } from '@fairdice/client/verify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GENESIS_PREV } from '../../src/store/chain.js';
 import { RedisStore } from '../../src/store/redis.js';
-import { SQLITE_DRIVER, SqliteStore } from '../../src/store/sqlite.js';
+import { openDatabase, SQLITE_DRIVER, SQLITE_FILE_NAME, SqliteStore } from '../../src/store/sqlite.js';
 import {
   AlreadyRevealedError,
   NotSealedError,
@@ -306,6 +309,42 @@ describe('SqliteStore across restarts', () => {
     const store = new SqliteStore(mkdtempSync(join(tmpdir(), 'fairdice-driver-')), LIMITS);
     expect(store.driver).toBe(SQLITE_DRIVER);
     await store.close();
+  });
+
+  it('opens a file another process holds locked once the lock is let go, not "database is locked"', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fairdice-locked-'));
+    const holder = openDatabase(join(dir, SQLITE_FILE_NAME));
+    // A lock on an empty file does not stop a reader: the file holds a table first.
+    holder.exec('CREATE TABLE held (x INTEGER); BEGIN EXCLUSIVE');
+    // Another process, as a second instance or the verifier would be: it opens the store (which
+    // switches the file to WAL, needing the lock) while this one still holds it, and this one lets
+    // go 300 ms after the other says it is opening.
+    const sqlite = fileURLToPath(new URL('../../src/store/sqlite.ts', import.meta.url));
+    const opener = `const { SqliteStore } = await import(${JSON.stringify(sqlite)});
+      console.log('opening');
+      const store = new SqliteStore(${JSON.stringify(dir)}, { retentionMs: 1000, maxEntries: 1, tablesPerHour: 1 });
+      await store.close(); console.log('opened');`;
+    const child = execFile(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', opener]);
+    let release: NodeJS.Timeout | undefined;
+    let stdout = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (release === undefined && stdout.includes('opening')) {
+        release = setTimeout(() => holder.exec('COMMIT'), 300);
+      }
+    });
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const [code] = (await once(child, 'exit')) as [number | null];
+    clearTimeout(release);
+    holder.close();
+    expect({ code, stdout: stdout.trim().split('\n'), stderr: stderr.slice(0, 500) }).toEqual({
+      code: 0,
+      stdout: ['opening', 'opened'],
+      stderr: '',
+    });
   });
 
   it('rolls back an append whose entry cannot be built, and the chain goes on', async () => {

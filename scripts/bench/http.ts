@@ -115,7 +115,7 @@ async function startChild(kind: ChildKind, options: StartOptions): Promise<Serve
     kind,
     port: ready.port,
     async cpuMicros() {
-      const reply = waitForMessage(child, 'cpu', 5_000);
+      const reply = waitForMessage(child, 'cpu', 30_000);
       post({ type: 'cpu' });
       const usage = await reply;
       return usage.userMicros + usage.systemMicros;

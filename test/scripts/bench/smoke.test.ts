@@ -32,17 +32,23 @@ if (!useWrk) {
 describe('npm run bench -- --smoke --json', () => {
   it('prints exactly one JSON object with every part, ratio and target', { timeout: 180_000 }, async () => {
     const args = ['--smoke', '--json', '--load-generator', useWrk ? 'auto' : 'autocannon'];
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      ['--import', 'tsx', 'scripts/bench.ts', ...args],
-      { cwd: root, maxBuffer: 16 * 1024 * 1024 },
-    ).catch((error: { code?: number; stderr?: string }) => {
-      // The reason first: CI keeps only the first lines after a failure, and the bench's progress
-      // lines come before its "bench failed:" line.
-      const stderr = error.stderr ?? '';
-      const failed = stderr.indexOf('bench failed');
-      const reason = (failed >= 0 ? stderr.slice(failed) : stderr.split('\n').slice(-30).join('\n')).trim();
-      throw new Error(`npm run bench -- ${args.join(' ')} exited with ${error.code}: ${reason}`);
+    const bench = () =>
+      promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/bench.ts', ...args], {
+        cwd: root,
+        maxBuffer: 16 * 1024 * 1024,
+      }).catch((error: { code?: number; stderr?: string }) => {
+        // The reason first: CI keeps only the first lines after a failure, and the bench's
+        // progress lines come before its "bench failed:" line.
+        const stderr = error.stderr ?? '';
+        const failed = stderr.indexOf('bench failed');
+        const reason = (failed >= 0 ? stderr.slice(failed) : stderr.split('\n').slice(-30).join('\n')).trim();
+        throw new Error(`npm run bench -- ${args.join(' ')} exited with ${error.code}: ${reason}`);
+      });
+    // A second run, said loudly, when the first fails: a dozen server children and wrk on a shared
+    // two-core machine may meet a hiccup of the machine once; a bench that fails twice fails here.
+    const { stdout } = await bench().catch((error: Error) => {
+      console.warn(`\n*** the bench smoke run failed once; running it again. ${error.message} ***\n`);
+      return bench();
     });
     const lines = stdout.trim().split('\n');
     expect(lines).toHaveLength(1);

@@ -119,10 +119,10 @@ export const stalledAnswerMs = (
 
 /**
  * Resets the sockets of `live` whose output has waited `stalledMs` without one write completing
- * (a client that stopped reading), looking every `everyMs`; a reset frees what the kernel still
- * holds for it at once. One sweep instead of node's socket timeout (`server.timeout`), which
- * re-arms a timer twice per request on every kept-alive connection
- * (docs/performance.md#no-socket-timeout). Returns the function that stops it.
+ * (a client that stopped reading), looking every `everyMs` (time this process did not run does not
+ * count); a reset frees what the kernel still holds for it at once. One sweep instead of node's
+ * socket timeout (`server.timeout`), which re-arms a timer twice per request on every kept-alive
+ * connection (docs/performance.md#no-socket-timeout). Returns the function that stops it.
  */
 export function sweepStalledAnswers(
   live: ReadonlySet<Socket>,
@@ -131,8 +131,14 @@ export function sweepStalledAnswers(
 ): () => void {
   /** Per socket with output waiting: the bytes it had sent when first seen waiting, and when. */
   const waiting = new Map<Socket, { sent: number; sinceMs: number }>();
+  let lastSweepMs = Date.now();
   const sweep = setInterval(() => {
     const now = Date.now();
+    // A late sweep (this process did not run: a long garbage collection, a starved machine)
+    // counts no wait from before it: timers run before the writes that completed meanwhile are
+    // seen, so a client that read all along would look stalled.
+    const late = now - lastSweepMs > everyMs + Math.max(everyMs, 250);
+    lastSweepMs = now;
     for (const [socket] of waiting) if (!live.has(socket)) waiting.delete(socket);
     for (const socket of live) {
       // A reset socket stays in `live` until its close event.
@@ -143,7 +149,7 @@ export function sweepStalledAnswers(
       // bytesWritten counts what is still buffered too: what left is that minus the buffer.
       const sent = socket.bytesWritten - socket.writableLength;
       const seen = waiting.get(socket);
-      if (seen === undefined || seen.sent !== sent) waiting.set(socket, { sent, sinceMs: now });
+      if (seen === undefined || seen.sent !== sent || late) waiting.set(socket, { sent, sinceMs: now });
       else if (now - seen.sinceMs >= stalledMs) {
         waiting.delete(socket);
         socket.resetAndDestroy();

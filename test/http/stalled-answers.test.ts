@@ -81,6 +81,20 @@ describe('sweepStalledAnswers', () => {
     expect(stalled.resets).toBe(1);
   });
 
+  it('counts no wait across a pause of this process, whose completed writes it has not seen yet', () => {
+    const reading = add();
+    reading.queue(5_000);
+    vi.advanceTimersByTime(STALLED_MS / 2);
+    // The process does not run for twice the limit (the clock jumps, no timer fires meanwhile);
+    // the first sweep after it runs before the writes that completed are seen.
+    vi.setSystemTime(Date.now() + 2 * STALLED_MS);
+    vi.advanceTimersByTime(EVERY_MS);
+    expect(reading.resets).toBe(0);
+    // Then nothing leaves for the limit: that is a client that stopped reading.
+    vi.advanceTimersByTime(STALLED_MS + 2 * EVERY_MS);
+    expect(reading.resets).toBe(1);
+  });
+
   it('leaves alone a socket with nothing waiting, however long it is quiet', () => {
     const quiet = add();
     quiet.queue(1_000);

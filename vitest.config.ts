@@ -26,6 +26,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // expect.poll waits on other processes and browsers (an event stream reaching a second tab,
+    // WebCrypto checks): vitest's default of 1 s is too short for a loaded two-core CI machine.
+    expect: { poll: { timeout: 20_000 } },
     coverage: {
       provider: 'v8',
       include: ['src/**/*.ts'],

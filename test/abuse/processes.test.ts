@@ -90,9 +90,16 @@ describeWithRedis('a cluster under attack', (executable) => {
     expect((await get(port)).status).toBe(200);
   });
 
-  it('a replacement worker never grants a fresh budget: 200s after the restart measured at zero', async () => {
+  it('a replacement worker never grants a fresh budget: 200s after the restart measured at zero', {
+    timeout: 240_000,
+  }, async () => {
     const max = 5;
-    const { port, server } = await startCluster({ RATE_LIMIT_MAX: String(max) });
+    // A window that outlasts two slow restarts: with the default minute, the budget could come
+    // back by itself, and a 200 would prove nothing.
+    const { port, server } = await startCluster({
+      RATE_LIMIT_MAX: String(max),
+      RATE_LIMIT_WINDOW_MS: '600000',
+    });
     await server.waitForLines(said(REDIS_CONNECTED), 2, 'both workers on Redis');
     for (let i = 0; i < max; i++) expect((await get(port)).status).toBe(200);
     expect((await get(port)).status).toBe(429);
@@ -106,7 +113,9 @@ describeWithRedis('a cluster under attack', (executable) => {
       // Ask all through the restart, and a while after the replacement listens.
       let after = 0;
       const started = performance.now();
-      for (let i = 0; i < 5_000 && after < 20 && performance.now() - started < 30_000; i++) {
+      // A refused address's connections are held a second each: 20 answers after a restart take
+      // about 15 s, and a replacement may take 20 s to start on a loaded machine.
+      for (let i = 0; i < 5_000 && after < 20 && performance.now() - started < 90_000; i++) {
         try {
           statuses.push((await get(port)).status);
         } catch {
@@ -208,9 +217,10 @@ describe('shutdown under load', () => {
     expect(running.lines.some(said('shutdown grace period over: exiting with requests unfinished'))).toBe(
       true,
     );
-    // The bound the operator set, within a second either way.
+    // The bound the operator set: not a second before it, and soon after (a loaded machine may
+    // take a few seconds to deliver the signal, exit and tell this process).
     expect(elapsed).toBeGreaterThan(graceMs - 1_000);
-    expect(elapsed).toBeLessThan(graceMs + 1_000);
+    expect(elapsed).toBeLessThan(graceMs + 5_000);
     // The batches were answered during the grace (those the process got to before it).
     const statuses = await Promise.all(batches.map(({ status }) => status));
     expect(statuses.filter((status) => status === 200).length).toBeGreaterThan(0);

@@ -197,6 +197,8 @@ describe('POST /discord/interactions', () => {
   beforeAll(async () => {
     served = await serve(discord);
     app = served.app;
+    // The stats worker thread started now, not inside the first /odds's 2.5 s answer deadline.
+    expect((await app.inject('/v1/stats?formula=1d2')).statusCode).toBe(200);
   });
   afterAll(() => app?.close());
 
@@ -608,7 +610,8 @@ describe('budgets per Discord user and per channel, not per address', () => {
     const spent = await served.said(slashCommand('roll', { formula: '1d6' }, carol));
     expect(spent.ephemeral).toBe(true);
     expect(spent.content).toMatch(
-      /^You have rolled too many dice lately: try again in (99|100|101) seconds\.$/,
+      // About 100 s owed; the bucket refills meanwhile, a few seconds on a loaded machine.
+      /^You have rolled too many dice lately: try again in (9[4-9]|100|101) seconds\.$/,
     );
     expect((await served.said(slashCommand('roll', { formula: '100d6' }, dave))).content).toContain(
       'Total **600**',

@@ -115,12 +115,15 @@ describeWithRedis('two app instances sharing one Redis', (executable) => {
     try {
       const first = await get(a.port, costly);
       expect(first.status, first.body).toBe(200);
-      expect(throwsLeft(first)).toBe(LIMITS.throwsBurst - 4_949);
+      // The bucket refills 1 throw a second: a loaded machine may let a few pass in between.
+      expect(throwsLeft(first)).toBeGreaterThanOrEqual(LIMITS.throwsBurst - 4_949);
+      expect(throwsLeft(first)).toBeLessThanOrEqual(LIMITS.throwsBurst - 4_949 + 5);
       await until(async () => (await owedSeconds()) > 4_900, 'the first charge in Redis');
       // b has thrown nothing itself, yet its answer counts a's throws: 102 left.
       const second = await get(b.port, costly);
       expect(second.status, second.body).toBe(200);
-      expect(throwsLeft(second)).toBe(LIMITS.throwsBurst - 2 * 4_949);
+      expect(throwsLeft(second)).toBeGreaterThanOrEqual(LIMITS.throwsBurst - 2 * 4_949);
+      expect(throwsLeft(second)).toBeLessThanOrEqual(LIMITS.throwsBurst - 2 * 4_949 + 5);
       await until(async () => (await owedSeconds()) > 9_800, 'the second charge in Redis');
       expect((await get(a.port, costly)).status).toBe(200);
       await until(async () => (await owedSeconds()) > 14_800, 'the third charge in Redis');

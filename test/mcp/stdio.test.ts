@@ -9,9 +9,12 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { LANGUAGE_URI } from '../../src/mcp/markers.js';
 import { ALL_TOOLS, textOf } from '../support/mcp-tables.js';
+
+// Child processes, started one after another: slow on a loaded two-core machine.
+vi.setConfig({ testTimeout: 120_000 });
 
 /** The command's tables, receipts and key go to a directory of the test's, never the user's. */
 const tempDir = () => mkdtempSync(join(tmpdir(), 'fairdice-stdio-'));
@@ -116,7 +119,7 @@ describe('the fairdice command line', () => {
       encoding: 'utf8',
       env: { PATH: process.env.PATH ?? '', DATA_DIR: tempDir() },
       input: '',
-      timeout: 20_000,
+      timeout: 60_000,
     });
     expect(run.signal).toBeNull();
     expect(run.status).toBe(0);

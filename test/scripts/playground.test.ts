@@ -4,8 +4,11 @@ import { execFile, spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { readRollText } from '../support/roll-text.js';
+
+// Child processes, started one after another: slow on a loaded two-core machine.
+vi.setConfig({ testTimeout: 120_000 });
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const script = join(root, 'scripts', 'playground.ts');
@@ -15,7 +18,7 @@ async function playground(...args: string[]): Promise<{ stdout: string; code: nu
   try {
     const { stdout } = await run(process.execPath, ['--import', 'tsx', script, ...args], {
       cwd: root,
-      timeout: 20_000,
+      timeout: 60_000,
     });
     return { stdout, code: 0 };
   } catch (error) {

@@ -6,10 +6,13 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { GENESIS_PREV, receiptHashSync } from '../../src/store/chain.js';
 import { loadSigningKeys, type SigningKeys } from '../../src/trust/keys.js';
 import { signHead, signReceipt } from '../../src/trust/sign.js';
+
+// Child processes, started one after another: slow on a loaded two-core machine.
+vi.setConfig({ testTimeout: 120_000 });
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const script = join(root, 'scripts', 'verify.ts');
@@ -20,7 +23,7 @@ async function verify(...args: string[]): Promise<{ stdout: string; stderr: stri
   try {
     const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', script, ...args], {
       cwd: root,
-      timeout: 20_000,
+      timeout: 60_000,
     });
     return { stdout, stderr, code: 0 };
   } catch (error) {

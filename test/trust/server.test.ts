@@ -7,13 +7,16 @@ import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { verifyChain } from '@fairdice/client/verify';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Jwks, Receipt, TableHead } from '../../src/trust/receipt.js';
 import { openEvents } from '../support/events.js';
 import { freePort, send } from '../support/http.js';
 import { describeWithRedis, type RedisServer, startRedis } from '../support/redis.js';
 import { killServer, type ServerProcess, startServer } from '../support/server-process.js';
 import { until } from '../support/wait.js';
+
+// Child processes, started one after another: slow on a loaded two-core machine.
+vi.setConfig({ testTimeout: 120_000 });
 
 const dir = mkdtempSync(join(tmpdir(), 'fairdice-trust-server-'));
 

@@ -120,6 +120,8 @@ export const memoryRateStores: RateStores = {
  * waiting when Redis stalls pay it: the first timeout switches the whole process to local counting.
  */
 export const REDIS_FALLBACK_AFTER_MS = 400;
+/** ioredis's own command timeout, a backstop: this many times REDIS_FALLBACK_AFTER_MS. */
+const COMMAND_BACKSTOP_FACTOR = 5;
 /** How long one attempt to connect to Redis may take. */
 export const REDIS_CONNECT_TIMEOUT_MS = 2_000;
 /** While counting locally on an open but silent connection, how often Redis is asked whether it is back. */
@@ -217,7 +219,9 @@ export class SharedRateLimit implements RateStores {
       // timeout would turn a healthy Redis into an outage, and a starting worker into one that
       // counts locally.
       connectTimeout: Math.max(this.fallbackAfterMs, REDIS_CONNECT_TIMEOUT_MS),
-      commandTimeout: this.fallbackAfterMs,
+      // A backstop that frees a command Redis never answers; a request gives up on it sooner,
+      // after fallbackAfterMs (answerWithin), in a way a pause of this process does not trip.
+      commandTimeout: COMMAND_BACKSTOP_FACTOR * this.fallbackAfterMs,
       retryStrategy: (attempt) => Math.min(attempt * 100, REDIS_RECONNECT_MAX_MS),
       lazyConnect: options.deferConnect === true,
       // Names the connection in CLIENT LIST, so operators can see which clients are fairdice.
@@ -234,9 +238,43 @@ export class SharedRateLimit implements RateStores {
     return new FallbackStore(this, `${this.keyPrefix}${budget}`, windowMs, new MemoryRateStore(windowMs));
   }
 
+  /**
+   * `command`'s answer, or a rejection when Redis has not answered within fallbackAfterMs. Not
+   * ioredis's own commandTimeout: after a pause of this process (a long garbage collection, a
+   * starved machine) timers run before the replies that arrived meanwhile are read, so a timeout
+   * alone would blame a Redis that answered in time. The check waits for those reads first.
+   */
+  answerWithin<T>(command: Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      let settled = false;
+      const timer = setTimeout(() => {
+        // setImmediate runs after the poll phase, which reads what the socket already holds.
+        setImmediate(() => {
+          if (settled) return;
+          settled = true;
+          reject(new Error('Redis did not answer in time'));
+        });
+      }, this.fallbackAfterMs);
+      command.then(
+        (value) => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          resolve(value);
+        },
+        (error: unknown) => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          reject(error);
+        },
+      );
+    });
+  }
+
   /** Counts one request of `key` (already prefixed) in Redis: the count and the ms left in its window. */
   countInRedis(key: string, windowMs: number): Promise<[number, number]> {
-    return (this.redis as unknown as CountCommand).fairdiceRateCount(key, windowMs);
+    return this.answerWithin((this.redis as unknown as CountCommand).fairdiceRateCount(key, windowMs));
   }
 
   /** Where requests are being counted right now. */
@@ -368,36 +406,24 @@ class FallbackStore implements RateStore {
   hit(key: string): WindowCount | Promise<WindowCount> {
     const { link, local } = this;
     if (!link.usable) return local.hit(key);
-    return new Promise((resolve) => {
-      let settled = false;
-      const fallBack = (reason: string) => {
-        settled = true;
-        link.useLocal(reason);
-        resolve(local.hit(key));
-      };
-      // ioredis's commandTimeout should fire first; this timer is the guarantee that nothing hangs.
-      const timer = setTimeout(() => {
-        if (!settled) fallBack('Redis did not answer in time');
-      }, link.fallbackAfterMs + 50);
-      const settle = (reason: string | undefined, counted?: [number, number]) => {
-        if (settled) return;
-        clearTimeout(timer);
-        if (reason !== undefined || counted === undefined) {
-          fallBack(reason ?? 'Redis returned no count');
-          return;
-        }
-        settled = true;
-        resolve({ current: counted[0], ttlMs: counted[1] });
-      };
-      try {
-        link.countInRedis(`${this.prefix}${key}`, this.windowMs).then(
-          (counted) => settle(undefined, counted),
-          (error: unknown) => settle(error instanceof Error ? error.message : 'Redis call failed'),
-        );
-      } catch (error) {
-        settle(error instanceof Error ? error.message : 'Redis call failed');
-      }
-    });
+    const fallBack = (reason: string): WindowCount => {
+      link.useLocal(reason);
+      return local.hit(key);
+    };
+    let counted: Promise<[number, number]>;
+    try {
+      // Bounded by answerWithin: a reply slower than fallbackAfterMs rejects.
+      counted = link.countInRedis(`${this.prefix}${key}`, this.windowMs);
+    } catch (error) {
+      return fallBack(error instanceof Error ? error.message : 'Redis call failed');
+    }
+    return counted.then(
+      (count) =>
+        count === undefined || count === null
+          ? fallBack('Redis returned no count')
+          : { current: count[0], ttlMs: count[1] },
+      (error: unknown) => fallBack(error instanceof Error ? error.message : 'Redis call failed'),
+    );
   }
 }
 

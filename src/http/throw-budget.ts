@@ -100,13 +100,15 @@ export class ThrowBuckets {
     const link = this.shared;
     if (link === undefined || !link.usable) return undefined;
     const redis = link.redis as unknown as ThrowsCommand;
-    return redis.fairdiceThrows(`${THROWS_KEY_PREFIX}${key}`, this.burst, this.perSecond, throws).then(
-      (level) => Number(level),
-      (error: unknown) => {
-        link.useLocal(error instanceof Error ? error.message : 'Redis call failed');
-        return undefined;
-      },
-    );
+    return link
+      .answerWithin(redis.fairdiceThrows(`${THROWS_KEY_PREFIX}${key}`, this.burst, this.perSecond, throws))
+      .then(
+        (level) => Number(level),
+        (error: unknown) => {
+          link.useLocal(error instanceof Error ? error.message : 'Redis call failed');
+          return undefined;
+        },
+      );
   }
 
   /** Whether the budget is shared through Redis and Redis is answering. */

@@ -13,6 +13,7 @@ import {
   REDIS_KEY_PREFIX,
   SharedRateLimit,
 } from '../../src/http/rate-limit-store.js';
+import { ThrowBuckets } from '../../src/http/throw-budget.js';
 import { describeWithRedis, type RedisServer, startRedis } from '../support/redis.js';
 import { until } from '../support/wait.js';
 
@@ -302,6 +303,35 @@ describeWithRedis('SharedRateLimit store with a real redis-server', (executable)
     expect(logger.count('warn')).toBe(1);
     // Shared again: the count continues from what Redis holds (1, plus any in-flight INCRs it ran on resume).
     expect((await hit(store, key)).current).toBeGreaterThanOrEqual(2);
+  });
+
+  it('does not blame Redis for a pause of this process: a reply that came in meanwhile counts', async () => {
+    const server = await redisServer();
+    const { limit, logger, store } = sharedLimit(server.url);
+    await until(() => limit.counting === 'shared', 'connected');
+    const key = randomUUID();
+    const throws = new ThrowBuckets({ burst: 100, perSecond: 1, addresses: 10, shared: limit });
+    // Sent, then this process does not run for three times the fallback wait (a long garbage
+    // collection, a starved machine) while Redis answers at once. From a setImmediate callback, as
+    // after reading a request: the event loop's next turn runs its timers before reading sockets.
+    const [counted, level] = await new Promise<[Promise<Counted>, Promise<number | undefined> | undefined]>(
+      (resolve) => {
+        setImmediate(async () => {
+          const sent = [hit(store, key), throws.sharedLevelOf(key, 7)] as const;
+          // Both written (a script command is sent after a few promise steps), nothing read yet.
+          for (let step = 0; step < 20; step++) await Promise.resolve();
+          const pausedUntil = performance.now() + 3 * REDIS_FALLBACK_AFTER_MS;
+          while (performance.now() < pausedUntil) {
+            // busy: no timer and no socket read can run
+          }
+          resolve([...sent]);
+        });
+      },
+    );
+    expect((await counted).current).toBe(1);
+    expect(await level).toBe(93);
+    expect(limit.counting).toBe('shared');
+    expect(logger.count('warn')).toBe(0);
   });
 
   it('close() quits Redis; requests after it are still answered locally without a fallback warning', async () => {

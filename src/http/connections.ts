@@ -134,11 +134,12 @@ export function sweepStalledAnswers(
   let lastSweepMs = Date.now();
   const sweep = setInterval(() => {
     const now = Date.now();
-    // A late sweep (this process did not run: a long garbage collection, a starved machine)
-    // counts no wait from before it: timers run before the writes that completed meanwhile are
-    // seen, so a client that read all along would look stalled.
-    const late = now - lastSweepMs > everyMs + Math.max(everyMs, 250);
+    // Time this process did not run (a long garbage collection, a starved machine) is no client's
+    // wait: after it, timers run before the writes that completed meanwhile are seen, so a client
+    // that read all along would look stalled. Only that time is left out; the rest still counts.
+    const pausedMs = now - lastSweepMs - everyMs;
     lastSweepMs = now;
+    if (pausedMs > Math.max(everyMs, 250)) for (const seen of waiting.values()) seen.sinceMs += pausedMs;
     for (const [socket] of waiting) if (!live.has(socket)) waiting.delete(socket);
     for (const socket of live) {
       // A reset socket stays in `live` until its close event.
@@ -149,7 +150,7 @@ export function sweepStalledAnswers(
       // bytesWritten counts what is still buffered too: what left is that minus the buffer.
       const sent = socket.bytesWritten - socket.writableLength;
       const seen = waiting.get(socket);
-      if (seen === undefined || seen.sent !== sent || late) waiting.set(socket, { sent, sinceMs: now });
+      if (seen === undefined || seen.sent !== sent) waiting.set(socket, { sent, sinceMs: now });
       else if (now - seen.sinceMs >= stalledMs) {
         waiting.delete(socket);
         socket.resetAndDestroy();

@@ -120,8 +120,11 @@ export const memoryRateStores: RateStores = {
  * waiting when Redis stalls pay it: the first timeout switches the whole process to local counting.
  */
 export const REDIS_FALLBACK_AFTER_MS = 400;
-/** ioredis's own command timeout, a backstop: this many times REDIS_FALLBACK_AFTER_MS. */
-const COMMAND_BACKSTOP_FACTOR = 5;
+/**
+ * ioredis's own command timeout: only a backstop that frees a call Redis never answers, long
+ * after answerWithin gave up on it, so that it never decides before answerWithin does.
+ */
+const REDIS_COMMAND_BACKSTOP_MS = 30_000;
 /** How long one attempt to connect to Redis may take. */
 export const REDIS_CONNECT_TIMEOUT_MS = 2_000;
 /** While counting locally on an open but silent connection, how often Redis is asked whether it is back. */
@@ -219,9 +222,7 @@ export class SharedRateLimit implements RateStores {
       // timeout would turn a healthy Redis into an outage, and a starting worker into one that
       // counts locally.
       connectTimeout: Math.max(this.fallbackAfterMs, REDIS_CONNECT_TIMEOUT_MS),
-      // A backstop that frees a command Redis never answers; a request gives up on it sooner,
-      // after fallbackAfterMs (answerWithin), in a way a pause of this process does not trip.
-      commandTimeout: COMMAND_BACKSTOP_FACTOR * this.fallbackAfterMs,
+      commandTimeout: Math.max(REDIS_COMMAND_BACKSTOP_MS, this.fallbackAfterMs),
       retryStrategy: (attempt) => Math.min(attempt * 100, REDIS_RECONNECT_MAX_MS),
       lazyConnect: options.deferConnect === true,
       // Names the connection in CLIENT LIST, so operators can see which clients are fairdice.
@@ -239,42 +240,29 @@ export class SharedRateLimit implements RateStores {
   }
 
   /**
-   * `command`'s answer, or a rejection when Redis has not answered within fallbackAfterMs. Not
-   * ioredis's own commandTimeout: after a pause of this process (a long garbage collection, a
-   * starved machine) timers run before the replies that arrived meanwhile are read, so a timeout
-   * alone would blame a Redis that answered in time. The check waits for those reads first.
+   * The answer of `command` (one Redis call), or a rejection when Redis has not answered within
+   * fallbackAfterMs. Every call of the link goes through it, the probe's PING too, so requests and
+   * the probe judge Redis by one bound. Not ioredis's own commandTimeout: after a pause of this
+   * process (a long garbage collection, a starved machine) timers run before the replies that
+   * arrived meanwhile are read, so a timeout alone would blame a Redis that answered in time.
    */
-  answerWithin<T>(command: Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      let settled = false;
-      const timer = setTimeout(() => {
-        // setImmediate runs after the poll phase, which reads what the socket already holds.
-        setImmediate(() => {
-          if (settled) return;
-          settled = true;
-          reject(new Error('Redis did not answer in time'));
-        });
-      }, this.fallbackAfterMs);
-      command.then(
-        (value) => {
-          if (settled) return;
-          settled = true;
-          clearTimeout(timer);
-          resolve(value);
-        },
-        (error: unknown) => {
-          if (settled) return;
-          settled = true;
-          clearTimeout(timer);
-          reject(error);
-        },
+  answerWithin<T>(command: () => Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const tooLate = new Promise<never>((_resolve, reject) => {
+      // setImmediate runs after the poll phase, which reads what the socket already holds.
+      timer = setTimeout(
+        () => setImmediate(reject, new Error('Redis did not answer in time')),
+        this.fallbackAfterMs,
       );
     });
+    // A call that throws at once (no connection) rejects like one that fails later.
+    const answered = new Promise<T>((resolve) => resolve(command()));
+    return Promise.race([answered, tooLate]).finally(() => clearTimeout(timer));
   }
 
   /** Counts one request of `key` (already prefixed) in Redis: the count and the ms left in its window. */
   countInRedis(key: string, windowMs: number): Promise<[number, number]> {
-    return this.answerWithin((this.redis as unknown as CountCommand).fairdiceRateCount(key, windowMs));
+    return this.answerWithin(() => (this.redis as unknown as CountCommand).fairdiceRateCount(key, windowMs));
   }
 
   /** Where requests are being counted right now. */
@@ -323,7 +311,7 @@ export class SharedRateLimit implements RateStores {
     this.probe = setInterval(() => {
       if (this.probing || this.redis.status !== 'ready') return;
       this.probing = true;
-      this.redis.ping().then(
+      this.answerWithin(() => this.redis.ping()).then(
         () => {
           this.probing = false;
           this.useShared();
@@ -410,14 +398,7 @@ class FallbackStore implements RateStore {
       link.useLocal(reason);
       return local.hit(key);
     };
-    let counted: Promise<[number, number]>;
-    try {
-      // Bounded by answerWithin: a reply slower than fallbackAfterMs rejects.
-      counted = link.countInRedis(`${this.prefix}${key}`, this.windowMs);
-    } catch (error) {
-      return fallBack(error instanceof Error ? error.message : 'Redis call failed');
-    }
-    return counted.then(
+    return link.countInRedis(`${this.prefix}${key}`, this.windowMs).then(
       (count) =>
         count === undefined || count === null
           ? fallBack('Redis returned no count')

@@ -101,7 +101,9 @@ export class ThrowBuckets {
     if (link === undefined || !link.usable) return undefined;
     const redis = link.redis as unknown as ThrowsCommand;
     return link
-      .answerWithin(redis.fairdiceThrows(`${THROWS_KEY_PREFIX}${key}`, this.burst, this.perSecond, throws))
+      .answerWithin(() =>
+        redis.fairdiceThrows(`${THROWS_KEY_PREFIX}${key}`, this.burst, this.perSecond, throws),
+      )
       .then(
         (level) => Number(level),
         (error: unknown) => {

@@ -95,6 +95,18 @@ describe('sweepStalledAnswers', () => {
     expect(reading.resets).toBe(1);
   });
 
+  it('still resets a stalled socket when pauses recur: only the paused time is left out', () => {
+    const stalled = add();
+    stalled.queue(5_000);
+    // Each round: 5 sweeps on time, then a pause longer than the limit itself.
+    for (let round = 0; round < 4; round++) {
+      vi.advanceTimersByTime(5 * EVERY_MS);
+      vi.setSystemTime(Date.now() + 2 * STALLED_MS);
+      vi.advanceTimersByTime(EVERY_MS);
+    }
+    expect(stalled.resets).toBe(1);
+  });
+
   it('leaves alone a socket with nothing waiting, however long it is quiet', () => {
     const quiet = add();
     quiet.queue(1_000);

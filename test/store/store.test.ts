@@ -324,7 +324,15 @@ describe('SqliteStore across restarts', () => {
       console.log('opening');
       const store = new SqliteStore(${JSON.stringify(dir)}, { retentionMs: 1000, maxEntries: 1, tablesPerHour: 1 });
       await store.close(); console.log('opened');`;
-    const child = execFile(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', opener]);
+    // Node 22 and early 24 warn on stderr that node:sqlite is experimental: not this test's concern.
+    const child = execFile(process.execPath, [
+      '--disable-warning=ExperimentalWarning',
+      '--import',
+      'tsx',
+      '--input-type=module',
+      '-e',
+      opener,
+    ]);
     let release: NodeJS.Timeout | undefined;
     let stdout = '';
     child.stdout!.on('data', (chunk: Buffer) => {

@@ -48,6 +48,8 @@ interface RawExchange {
   socket: Socket;
   /** Everything the server sent until it closed the connection. */
   closed: Promise<string>;
+  /** Resolves once one whole answer is in (its headers and Content-Length bytes of body). */
+  answered: Promise<void>;
 }
 
 /** A raw connection (optionally from another loopback address) that records what comes back. */
@@ -56,13 +58,20 @@ function connect(port: number, localAddress = '127.0.0.1'): Promise<RawExchange>
     const socket = createConnection({ host: '127.0.0.1', port, localAddress });
     sockets.push(socket);
     let received = '';
+    let answeredNow: () => void;
+    const answered = new Promise<void>((done) => {
+      answeredNow = done;
+    });
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => {
       received += chunk;
+      const end = received.indexOf('\r\n\r\n');
+      const length = /content-length: (\d+)/i.exec(received.slice(0, end))?.[1];
+      if (end >= 0 && length !== undefined && received.length - end - 4 >= Number(length)) answeredNow();
     });
     const closed = new Promise<string>((done) => socket.once('close', () => done(received)));
     socket.once('error', () => undefined);
-    socket.once('connect', () => resolve({ socket, closed }));
+    socket.once('connect', () => resolve({ socket, closed, answered }));
     socket.once('error', reject);
   });
 }
@@ -313,20 +322,11 @@ describe('connection caps', () => {
       parsed += 1;
     });
     const ask = async (localAddress = '127.0.0.1') => {
-      const { socket, closed } = await connect(port, localAddress);
-      // A kept-alive answer leaves the socket open: the test closes it once the answer is whole
-      // (its headers and Content-Length bytes of body), however long the machine takes.
-      let received = '';
-      const whole = new Promise<void>((resolve) => {
-        socket.on('data', (chunk: string) => {
-          received += chunk;
-          const end = received.indexOf('\r\n\r\n');
-          const length = /content-length: (\d+)/i.exec(received.slice(0, end))?.[1];
-          if (end >= 0 && length !== undefined && received.length - end - 4 >= Number(length)) resolve();
-        });
-      });
+      const { socket, closed, answered } = await connect(port, localAddress);
       socket.write('GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n');
-      await Promise.race([closed, whole]);
+      // A kept-alive answer leaves the socket open: the test closes it once the answer is whole,
+      // however long the machine takes.
+      await Promise.race([closed, answered]);
       socket.destroy();
       return await closed;
     };

@@ -362,7 +362,9 @@ describeWithExecutables(
       // Not ready while the held request is still in flight; it is answered all the same.
       held.finish();
       expect((await held.answer).status).toBe(200);
-      expect(await first!.server.exited()).toBe(0);
+      const exitCode = await first!.server.exited();
+      // Its last log lines say why, should it not exit cleanly (a grace run out, a failed close).
+      expect(exitCode, JSON.stringify(first!.server.lines.slice(-8))).toBe(0);
       const countAtExit = statuses.length;
       await until(() => statuses.length >= countAtExit + 20, 'traffic after the instance stopped');
       stopped = true;

@@ -1,11 +1,49 @@
 // The built server as a process: it serves on the configured port, refuses a bad configuration
-// with one line, and on SIGTERM lets an in-flight request finish, then exits 0.
+// with one line, and on SIGTERM lets an in-flight request finish, then exits 0 without waiting
+// for kept-alive connections (a client's, a proxy's, an event stream's) to time out.
 import { request as httpRequest } from 'node:http';
+import { createConnection, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { killServer, type ServerProcess, startServer } from './support/server-process.js';
 
 let server: ServerProcess | undefined;
 afterEach(() => killServer(server));
+
+/** A kept-alive client connection as bytes: everything it reads, and whether the server ended it. */
+async function keptAlive(
+  port: number,
+): Promise<{ socket: Socket; text: () => string; ended: Promise<void> }> {
+  const socket = createConnection({ host: '127.0.0.1', port });
+  await new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  let text = '';
+  socket.on('data', (chunk: Buffer) => {
+    text += chunk.toString('utf8');
+  });
+  const ended = new Promise<void>((resolve) => socket.once('end', () => resolve()));
+  return { socket, text: () => text, ended };
+}
+
+/** Starts the server with `env` and resolves with its port once it listens. */
+async function listening(env: Record<string, string>): Promise<{ running: ServerProcess; port: number }> {
+  const running = startServer({ PORT: '0', LOG_LEVEL: 'info', ...env });
+  server = running;
+  const line = await running.waitForLine(
+    (entry) => /Server listening at/.test(entry.msg ?? ''),
+    'Server listening at',
+  );
+  return { running, port: Number(/127\.0\.0\.1:(\d+)/.exec(line.msg ?? '')?.[1]) };
+}
+
+/** SIGTERM, resolved once the server says it is shutting down. */
+async function terminate(running: ServerProcess): Promise<void> {
+  const shuttingDown = running.waitForLine((line) => /shutting down/.test(line.msg ?? ''), 'shutting down');
+  running.child.kill('SIGTERM');
+  await shuttingDown;
+}
+
+// Kept-alive connections would hold the shutdown for the keep-alive timeout (10 minutes here),
+// past the grace (30 s), and the process would exit 1 with "requests unfinished".
+const LONG_KEEP_ALIVE = { KEEP_ALIVE_TIMEOUT_MS: '600000', SHUTDOWN_GRACE_MS: '30000' };
 
 describe('the server process', () => {
   it('finishes an in-flight request on SIGTERM, then exits 0', async () => {
@@ -63,6 +101,37 @@ describe('the server process', () => {
     expect((JSON.parse(body) as { formula: string }).formula).toBe('2d6');
     expect(await server.exited()).toBe(0);
   });
+
+  it('answers a request in flight on a kept-alive connection with connection: close, then exits 0', async () => {
+    const { running, port } = await listening(LONG_KEEP_ALIVE);
+    const client = await keptAlive(port);
+    client.socket.write(
+      'POST /v1/roll HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: 17\r\n\r\n{"formula":',
+    );
+    await terminate(running);
+    client.socket.write('"2d6"}');
+    await client.ended;
+    const [head, body] = client.text().split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 200 /);
+    expect(head).toMatch(/\r\nconnection: close\r\n/i);
+    expect((JSON.parse(body!) as { formula: string }).formula).toBe('2d6');
+    expect(await running.exited(), JSON.stringify(running.lines.slice(-3))).toBe(0);
+  }, 90_000);
+
+  it('ends an open event stream and its kept-alive connection, then exits 0', async () => {
+    const { running, port } = await listening(LONG_KEEP_ALIVE);
+    const created = await fetch(`http://127.0.0.1:${port}/v1/tables`, { method: 'POST' });
+    expect(created.status).toBe(200);
+    const { id } = (await created.json()) as { id: string };
+    const client = await keptAlive(port);
+    client.socket.write(`GET /v1/tables/${id}/events HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n`);
+    await expect.poll(() => client.text()).toMatch(/event: head/);
+    await terminate(running);
+    await client.ended;
+    // The chunked stream's last chunk: the stream ended, and then its connection.
+    expect(client.text()).toMatch(/\r\n0\r\n\r\n$/);
+    expect(await running.exited(), JSON.stringify(running.lines.slice(-3))).toBe(0);
+  }, 90_000);
 
   it('refuses a bad configuration with one line and exit code 1', async () => {
     server = startServer({ PORT: 'eighty' });

@@ -23,7 +23,12 @@ import type { ServiceMetrics } from '../metrics.js';
 import type { RandomSource } from '../roll/types.js';
 import type { Trust } from '../trust/service.js';
 import { PACKAGE_NAME, VERSION } from '../version.js';
-import { capConnections, checkingIntervalMs, requestKeys } from './connections.js';
+import {
+  capConnections,
+  checkingIntervalMs,
+  closeConnectionsWhenClosing,
+  requestKeys,
+} from './connections.js';
 import { corsPlugin } from './cors.js';
 import { diceContextPlugin } from './dice-context.js';
 import { discordPlugin } from './discord.js';
@@ -152,6 +157,7 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
   const { metrics } = seams;
   const guard = capConnections(app.server, config, metrics && ((kind) => metrics.refused(kind)));
   const keyOf = requestKeys(app, config.ipv6PrefixLength);
+  closeConnectionsWhenClosing(app);
 
   // Every answer counted (with metrics on), and the readiness of what the app holds.
   await app.register(metricsPlugin, { metrics });

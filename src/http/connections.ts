@@ -324,3 +324,23 @@ export function capConnections(
     },
   };
 }
+
+/**
+ * Once `app` begins to close, every answer says `connection: close`, so a graceful shutdown ends
+ * when the requests do instead of when the clients' kept-alive connections time out (65 s behind a
+ * proxy, past the shutdown grace). Node closes the connections idle when the server closes (event
+ * streams end before, in preClose) and fastify answers a request that arrives later with
+ * `connection: close`, but a request already in flight was answered with keep-alive and its
+ * connection stayed open (docs/operations.md#shutdown).
+ */
+export function closeConnectionsWhenClosing(app: FastifyInstance): void {
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) reply.header('connection', 'close');
+    done(null, payload);
+  });
+}

@@ -133,6 +133,64 @@ describe('the server process', () => {
     expect(await running.exited(), JSON.stringify(running.lines.slice(-3))).toBe(0);
   }, 90_000);
 
+  // An answer of about 11 MB: more than the kernel's socket buffers hold, so most of it is still in
+  // the process's write buffer when the shutdown begins.
+  const LARGE_ANSWER = {
+    ...LONG_KEEP_ALIVE,
+    DICE_PER_ROLL: '6000',
+    DICE_PER_BATCH: '120000',
+    THROWS_PER_REQUEST: '1000000',
+    THROWS_BURST: '10000000',
+  };
+  const largeBatch = JSON.stringify({
+    rolls: Array.from({ length: 20 }, () => ({
+      formula: Array.from({ length: 6 }, () => '1000d2!').join('+'),
+    })),
+  });
+  /** Asks for the large answer and resolves once its first bytes are in, with the client no longer reading. */
+  async function largeAnswerPaused(port: number) {
+    const client = await keptAlive(port);
+    const firstBytes = new Promise<void>((resolve) =>
+      client.socket.once('data', () => {
+        client.socket.pause();
+        resolve();
+      }),
+    );
+    client.socket.write(
+      `POST /v1/roll/batch HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(largeBatch)}\r\n\r\n${largeBatch}`,
+    );
+    await firstBytes;
+    return client;
+  }
+
+  it('sends the whole of a large answer to a client still reading it, then exits 0', async () => {
+    const { running, port } = await listening(LARGE_ANSWER);
+    const client = await largeAnswerPaused(port);
+    await terminate(running);
+    // Node's server.close() would cut the answer here, at what the kernel had taken of it.
+    client.socket.resume();
+    await client.ended;
+    const text = client.text();
+    const split = text.indexOf('\r\n\r\n');
+    const length = Number(/\r\ncontent-length: (\d+)\r\n/i.exec(text.slice(0, split))?.[1]);
+    expect(length).toBeGreaterThan(8_000_000);
+    expect(Buffer.byteLength(text.slice(split + 4))).toBe(length);
+    expect((JSON.parse(text.slice(split + 4)) as { rolls: unknown[] }).rolls).toHaveLength(20);
+    expect(await running.exited(), JSON.stringify(running.lines.slice(-3))).toBe(0);
+  }, 90_000);
+
+  it('does not wait for a client that stopped reading its answer: exits 0 within the grace', async () => {
+    const { running, port } = await listening(LARGE_ANSWER);
+    const client = await largeAnswerPaused(port);
+    await terminate(running);
+    // Past the grace (30 s) the process would exit 1; it gives the silent client 3 s.
+    expect(await running.exited(), JSON.stringify(running.lines.slice(-3))).toBe(0);
+    // What the kernel had taken of the answer is all the client gets.
+    client.socket.resume();
+    await client.ended;
+    expect(client.text().length).toBeLessThan(8_000_000);
+  }, 90_000);
+
   it('refuses a bad configuration with one line and exit code 1', async () => {
     server = startServer({ PORT: 'eighty' });
     expect(await server.exited()).toBe(1);

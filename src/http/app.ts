@@ -157,7 +157,7 @@ export async function buildApp(config: Config, seams: AppSeams = {}): Promise<Fa
   const { metrics } = seams;
   const guard = capConnections(app.server, config, metrics && ((kind) => metrics.refused(kind)));
   const keyOf = requestKeys(app, config.ipv6PrefixLength);
-  closeConnectionsWhenClosing(app);
+  closeConnectionsWhenClosing(app, guard);
 
   // Every answer counted (with metrics on), and the readiness of what the app holds.
   await app.register(metricsPlugin, { metrics });

@@ -7,6 +7,7 @@
 // answers per hold, however fast it reconnects (docs/operations.md#rate-limiting).
 import type { Server, Socket } from 'node:net';
 import { BlockList, isIPv6 } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Address6 } from 'ip-address';
 import type { TrustProxy } from '../config.js';
@@ -117,6 +118,9 @@ export const stalledAnswerMs = (
   options: Pick<ConnectionCapOptions, 'requestTimeoutMs' | 'keepAliveTimeoutMs'>,
 ) => Math.max(options.requestTimeoutMs, options.keepAliveTimeoutMs) + 1_000;
 
+/** The bytes of its output that left `socket`: bytesWritten counts what is still buffered too. */
+const bytesSent = (socket: Socket) => socket.bytesWritten - socket.writableLength;
+
 /**
  * Resets the sockets of `live` whose output has waited `stalledMs` without one write completing
  * (a client that stopped reading), looking every `everyMs` (time this process did not run does not
@@ -147,8 +151,7 @@ export function sweepStalledAnswers(
         waiting.delete(socket);
         continue;
       }
-      // bytesWritten counts what is still buffered too: what left is that minus the buffer.
-      const sent = socket.bytesWritten - socket.writableLength;
+      const sent = bytesSent(socket);
       const seen = waiting.get(socket);
       if (seen === undefined || seen.sent !== sent) waiting.set(socket, { sent, sinceMs: now });
       else if (now - seen.sinceMs >= stalledMs) {
@@ -206,6 +209,8 @@ export interface ConnectionGuard {
   refused(address: string, untilMs: number, limit: number): boolean;
   /** Whether connections from `address` are counted and blocked (false for trusted proxies). */
   guards(address: string): boolean;
+  /** Resolves once no served connection has an answer still leaving (see answersSent). */
+  answersSent(): Promise<void>;
 }
 
 /**
@@ -305,6 +310,7 @@ export function capConnections(
   return {
     open,
     guards: (address) => !trusted(address),
+    answersSent: () => answersSent(served, SHUTDOWN_QUIET_MS),
     refused(address, untilMs, limit) {
       const key = addressKey(address, options.ipv6PrefixLength);
       const known = blocked.get(key);
@@ -325,19 +331,50 @@ export function capConnections(
   };
 }
 
+/** During a shutdown, an answer whose client has read nothing for this long is not waited for. */
+export const SHUTDOWN_QUIET_MS = 3_000;
+
 /**
- * Once `app` begins to close, every answer says `connection: close`, so a graceful shutdown ends
- * when the requests do instead of when the clients' kept-alive connections time out (65 s behind a
- * proxy, past the shutdown grace). Node closes the connections idle when the server closes (event
- * streams end before, in preClose) and fastify answers a request that arrives later with
- * `connection: close`, but a request already in flight was answered with keep-alive and its
- * connection stayed open (docs/operations.md#shutdown).
+ * Resolves once no socket of `live` has output still leaving: each has sent it all, closed, or
+ * sent nothing for `quietMs` (its client stopped reading, and is not waited for).
  */
-export function closeConnectionsWhenClosing(app: FastifyInstance): void {
+export async function answersSent(live: ReadonlySet<Socket>, quietMs: number, everyMs = 25): Promise<void> {
+  /** Per socket with output waiting: the bytes it had sent when last seen moving, and when. */
+  const moved = new Map<Socket, { sent: number; atMs: number }>();
+  for (;;) {
+    const now = performance.now();
+    let leaving = false;
+    for (const socket of live) {
+      if (socket.destroyed || socket.writableLength === 0) continue;
+      const sent = bytesSent(socket);
+      const seen = moved.get(socket);
+      if (seen === undefined || seen.sent !== sent) {
+        moved.set(socket, { sent, atMs: now });
+        leaving = true;
+      } else if (now - seen.atMs < quietMs) leaving = true;
+    }
+    if (!leaving) return;
+    await delay(everyMs);
+  }
+}
+
+/**
+ * Once `app` begins to close, no answer is cut and no connection outlives its last answer, so a
+ * graceful shutdown ends when the requests do (docs/operations.md#shutdown):
+ * - The server closes only once the answers already written have left. Node's `server.close()`
+ *   destroys every connection whose answer has ended, even one still in its write buffer (a large
+ *   answer to a slow reader); fastify calls it right after the preClose hooks.
+ * - Every answer sent from then on says `connection: close`. Node closes the connections idle when
+ *   the server closes (event streams end before, in preClose) and fastify answers a request that
+ *   arrives later with `connection: close`, but a request already in flight was answered with
+ *   keep-alive, and its connection held the shutdown until the keep-alive timeout (65 s behind a
+ *   proxy, past the grace).
+ */
+export function closeConnectionsWhenClosing(app: FastifyInstance, guard: ConnectionGuard): void {
   let closing = false;
-  app.addHook('preClose', (done) => {
+  app.addHook('preClose', async () => {
     closing = true;
-    done();
+    await guard.answersSent();
   });
   app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close');

@@ -47,28 +47,21 @@ const LONG_KEEP_ALIVE = { KEEP_ALIVE_TIMEOUT_MS: '600000', SHUTDOWN_GRACE_MS: '3
 
 describe('the server process', () => {
   it('finishes an in-flight request on SIGTERM, then exits 0', async () => {
-    server = startServer({ PORT: '0', LOG_LEVEL: 'info' });
-    const { child } = server;
-    const listening = await server.waitForLine(
-      (line) => /Server listening at/.test(line.msg ?? ''),
-      'Server listening at',
-    );
-    const port = Number(/127\.0\.0\.1:(\d+)/.exec(listening.msg ?? '')?.[1]);
+    const { running, port } = await listening({});
     expect(port).toBeGreaterThan(0);
 
-    const running = server;
+    const req = httpRequest({
+      host: '127.0.0.1',
+      port,
+      method: 'POST',
+      path: '/v1/roll',
+      headers: {
+        'content-type': 'application/json',
+        'transfer-encoding': 'chunked',
+        connection: 'close',
+      },
+    });
     const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = httpRequest({
-        host: '127.0.0.1',
-        port,
-        method: 'POST',
-        path: '/v1/roll',
-        headers: {
-          'content-type': 'application/json',
-          'transfer-encoding': 'chunked',
-          connection: 'close',
-        },
-      });
       req.on('response', (res) => {
         let body = '';
         res.on('data', (chunk: Buffer) => {
@@ -77,29 +70,18 @@ describe('the server process', () => {
         res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
       });
       req.on('error', reject);
-      req.write('{"formula":');
-      // The request is in flight (headers and half a body sent) when the signal arrives.
-      setImmediate(async () => {
-        try {
-          const health = await fetch(`http://127.0.0.1:${port}/v1/health`);
-          expect(health.status).toBe(200);
-          const shuttingDown = running.waitForLine(
-            (line) => /shutting down/.test(line.msg ?? ''),
-            'shutting down',
-          );
-          child.kill('SIGTERM');
-          await shuttingDown;
-          req.end('"2d6"}');
-        } catch (error) {
-          reject(error);
-        }
-      });
     });
+    // The request is in flight (headers and half a body sent) when the signal arrives.
+    req.write('{"formula":');
+    const health = await fetch(`http://127.0.0.1:${port}/v1/health`);
+    expect(health.status).toBe(200);
+    await terminate(running);
+    req.end('"2d6"}');
 
     const { status, body } = await answer;
     expect(status).toBe(200);
     expect((JSON.parse(body) as { formula: string }).formula).toBe('2d6');
-    expect(await server.exited()).toBe(0);
+    expect(await running.exited()).toBe(0);
   });
 
   it('answers a request in flight on a kept-alive connection with connection: close, then exits 0', async () => {

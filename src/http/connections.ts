@@ -118,8 +118,39 @@ export const stalledAnswerMs = (
   options: Pick<ConnectionCapOptions, 'requestTimeoutMs' | 'keepAliveTimeoutMs'>,
 ) => Math.max(options.requestTimeoutMs, options.keepAliveTimeoutMs) + 1_000;
 
-/** The bytes of its output that left `socket`: bytesWritten counts what is still buffered too. */
-const bytesSent = (socket: Socket) => socket.bytesWritten - socket.writableLength;
+/**
+ * How long each socket's output has waited without a byte of it leaving (its client not reading):
+ * per socket with output waiting, the bytes it had sent when last seen moving, and when.
+ */
+class OutputWaits {
+  private readonly seen = new Map<Socket, { sent: number; sinceMs: number }>();
+
+  /** How long `socket`'s output has not moved, as of `now`; undefined when none is waiting. */
+  waitedMs(socket: Socket, now: number): number | undefined {
+    if (socket.destroyed || socket.writableLength === 0) {
+      this.seen.delete(socket);
+      return undefined;
+    }
+    // bytesWritten counts what is still buffered too: what left is that minus the buffer.
+    const sent = socket.bytesWritten - socket.writableLength;
+    const seen = this.seen.get(socket);
+    if (seen === undefined || seen.sent !== sent) {
+      this.seen.set(socket, { sent, sinceMs: now });
+      return 0;
+    }
+    return now - seen.sinceMs;
+  }
+
+  /** Leaves `ms` out of every wait. */
+  leaveOut(ms: number): void {
+    for (const seen of this.seen.values()) seen.sinceMs += ms;
+  }
+
+  /** Forgets the sockets no longer in `live` (closed). */
+  keepOnly(live: ReadonlySet<Socket>): void {
+    for (const [known] of this.seen) if (!live.has(known)) this.seen.delete(known);
+  }
+}
 
 /**
  * Resets the sockets of `live` whose output has waited `stalledMs` without one write completing
@@ -133,8 +164,7 @@ export function sweepStalledAnswers(
   stalledMs: number,
   everyMs: number,
 ): () => void {
-  /** Per socket with output waiting: the bytes it had sent when first seen waiting, and when. */
-  const waiting = new Map<Socket, { sent: number; sinceMs: number }>();
+  const waits = new OutputWaits();
   let lastSweepMs = Date.now();
   const sweep = setInterval(() => {
     const now = Date.now();
@@ -143,21 +173,11 @@ export function sweepStalledAnswers(
     // that read all along would look stalled. Only that time is left out; the rest still counts.
     const pausedMs = now - lastSweepMs - everyMs;
     lastSweepMs = now;
-    if (pausedMs > Math.max(everyMs, 250)) for (const seen of waiting.values()) seen.sinceMs += pausedMs;
-    for (const [socket] of waiting) if (!live.has(socket)) waiting.delete(socket);
+    if (pausedMs > Math.max(everyMs, 250)) waits.leaveOut(pausedMs);
+    waits.keepOnly(live);
     for (const socket of live) {
-      // A reset socket stays in `live` until its close event.
-      if (socket.writableLength === 0 || socket.destroyed) {
-        waiting.delete(socket);
-        continue;
-      }
-      const sent = bytesSent(socket);
-      const seen = waiting.get(socket);
-      if (seen === undefined || seen.sent !== sent) waiting.set(socket, { sent, sinceMs: now });
-      else if (now - seen.sinceMs >= stalledMs) {
-        waiting.delete(socket);
-        socket.resetAndDestroy();
-      }
+      // A reset socket stays in `live` until its close event; destroyed, it has no wait.
+      if ((waits.waitedMs(socket, now) ?? 0) >= stalledMs) socket.resetAndDestroy();
     }
   }, everyMs);
   sweep.unref();
@@ -332,27 +352,19 @@ export function capConnections(
 }
 
 /** During a shutdown, an answer whose client has read nothing for this long is not waited for. */
-export const SHUTDOWN_QUIET_MS = 3_000;
+const SHUTDOWN_QUIET_MS = 3_000;
 
 /**
  * Resolves once no socket of `live` has output still leaving: each has sent it all, closed, or
  * sent nothing for `quietMs` (its client stopped reading, and is not waited for).
  */
-export async function answersSent(live: ReadonlySet<Socket>, quietMs: number, everyMs = 25): Promise<void> {
-  /** Per socket with output waiting: the bytes it had sent when last seen moving, and when. */
-  const moved = new Map<Socket, { sent: number; atMs: number }>();
+async function answersSent(live: ReadonlySet<Socket>, quietMs: number, everyMs = 25): Promise<void> {
+  const waits = new OutputWaits();
   for (;;) {
     const now = performance.now();
     let leaving = false;
-    for (const socket of live) {
-      if (socket.destroyed || socket.writableLength === 0) continue;
-      const sent = bytesSent(socket);
-      const seen = moved.get(socket);
-      if (seen === undefined || seen.sent !== sent) {
-        moved.set(socket, { sent, atMs: now });
-        leaving = true;
-      } else if (now - seen.atMs < quietMs) leaving = true;
-    }
+    // Every socket is looked at (no early exit), so that each one's wait is measured.
+    for (const socket of live) if ((waits.waitedMs(socket, now) ?? quietMs) < quietMs) leaving = true;
     if (!leaving) return;
     await delay(everyMs);
   }
